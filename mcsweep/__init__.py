@@ -1,0 +1,3 @@
+"""mcsweep: run and analyse MicroCoder-style GRPO experiments on code models."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Algorithm knobs: truncation masking, temperature control, KL/clip, batch and context."""

@@ -1,0 +1,1 @@
+"""GRPO training through TRL, with evaluation and the run store."""
