@@ -1,0 +1,142 @@
+"""TrainerCallbacks that connect TRL's loop to mcsweep: schedules, timing, evaluation, run store.
+
+Order matters inside one optimizer step: `on_step_end` callbacks push their numbers into the
+trainer's metric buffer, then TRL's `log` averages the buffer, then `on_log` writes the row.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from transformers import TrainerCallback
+
+from mcsweep.algo.temperature import Schedule
+from mcsweep.train.evaluation import EvalSettings, evaluate
+from mcsweep.train.run_store import RunStore
+
+log = logging.getLogger(__name__)
+
+
+class BoundCallback(TrainerCallback):
+    """A callback that needs the trainer itself (HF passes only the model and tokenizer)."""
+
+    trainer = None
+
+    def bind(self, trainer) -> BoundCallback:
+        self.trainer = trainer
+        return self
+
+    def push(self, metrics: dict[str, float]) -> None:
+        for name, value in metrics.items():
+            self.trainer._metrics["train"][name].append(value)
+
+
+class ScheduleCallback(BoundCallback):
+    """Temperature schedule and context extension, applied at rollout boundaries only.
+
+    Completions buffered for later optimizer steps were sampled at the old temperature, so a change
+    waits for the next generation (every `steps_per_generation` steps)."""
+
+    def __init__(self, schedule: Schedule, extend_to: int | None, extend_at: int | None) -> None:
+        self.schedule, self.extend_to, self.extend_at = schedule, extend_to, extend_at
+        self.changes: list[dict] = []
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        if state.global_step % args.steps_per_generation:
+            return
+        new_t = self.schedule.at(state.global_step)
+        if new_t != self.trainer.temperature:
+            self.changes.append({"step": state.global_step, "temperature": new_t})
+            log.info("step %d: temperature %.2f -> %.2f", state.global_step, self.trainer.temperature, new_t)
+            self.trainer.set_temperature(new_t)
+        due = self.extend_at is not None and state.global_step >= self.extend_at
+        if due and self.trainer.max_completion_length != self.extend_to:
+            self.changes.append({"step": state.global_step, "max_completion_length": self.extend_to})
+            self.trainer.set_max_completion_length(self.extend_to)
+
+
+class PhaseTimer(BoundCallback):
+    """Seconds per optimizer step split into generation, reward and update."""
+
+    def on_step_begin(self, args, state, control, **kwargs):
+        t = self.trainer
+        self._start = (time.perf_counter(), t.phase_seconds["generation"], t.phase_seconds["score"],
+                       t.execution_reward.total_seconds)
+
+    def on_step_end(self, args, state, control, **kwargs):
+        t = self.trainer
+        wall0, gen0, score0, reward0 = self._start
+        step_s = time.perf_counter() - wall0
+        score_s = t.phase_seconds["score"] - score0
+        self.push({
+            "time/step_s": step_s,
+            "time/generation_s": t.phase_seconds["generation"] - gen0,
+            "time/reward_s": t.execution_reward.total_seconds - reward0,
+            "time/update_s": step_s - score_s,
+            "rollout/updates_per_rollout": args.steps_per_generation,
+        })
+        self.push(t.execution_reward.shadow_metrics())
+
+
+class EvalCallback(BoundCallback):
+    """Test pass@1 at the start, every `every` steps, and at the last step."""
+
+    def __init__(self, store: RunStore, problems: list[dict], evaluator, settings: EvalSettings,
+                 every: int, at_start: bool) -> None:
+        self.store, self.problems, self.evaluator = store, problems, evaluator
+        self.settings, self.every, self.at_start = settings, every, at_start
+
+    def _done(self, step: int) -> bool:
+        return any(r["step"] == step for r in self.store.rows("evals"))
+
+    def run(self, step: int) -> dict[str, float]:
+        settings = EvalSettings(**{**self.settings.__dict__, "seed": self.settings.seed + step})
+        summaries, rows = evaluate(self.trainer.model, self.trainer.processing_class, self.problems,
+                                   self.evaluator, settings, step)
+        self.store.append("evals", summaries)
+        self.store.append("eval_samples", rows)
+        names = ["eval/pass@1", *[f"eval/pass@1_len{s['max_length']}" for s in summaries[1:]]]
+        metrics = {name: s["pass@1"] for name, s in zip(names, summaries, strict=True)}
+        metrics["eval/pass@1_ext"] = summaries[-1]["pass@1"]
+        metrics["eval/diversity"] = summaries[0]["diversity"]
+        log.info("step %d: test pass@1 %s", step, {k: round(v, 3) for k, v in metrics.items()})
+        return metrics
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if self.at_start and state.global_step == 0 and not self._done(0):
+            self.store.append("metrics", [{"step": state.global_step, **self.run(state.global_step)}])
+
+    def on_step_end(self, args, state, control, **kwargs):
+        step = state.global_step
+        if (step % self.every == 0 or step == state.max_steps) and not self._done(step):
+            self.push(self.run(step))
+
+
+class RunStoreCallback(BoundCallback):
+    """Metric rows to metrics.jsonl, and a sample of training completions to completions.jsonl."""
+
+    def __init__(self, store: RunStore, completions_every: int) -> None:
+        self.store, self.completions_every = store, completions_every
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if not logs or "train_runtime" in logs:
+            return
+        self.store.append("metrics", [{"step": state.global_step, **logs}])
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if state.global_step % self.completions_every == 0 or state.global_step == state.max_steps:
+            self.store.append("completions", self._completion_rows(state.global_step))
+
+    def _completion_rows(self, step: int) -> list[dict]:
+        t = self.trainer
+        record, rollout = t.execution_reward.last, t.rollout_log
+        if record is None or rollout.decision is None:
+            return []
+        d = rollout.decision
+        return [{
+            "step": step, "id": record.ids[i], "completion": t.processing_class.decode(ids),
+            "reward": record.rewards[i], "verdict": record.verdicts[i], "length": len(ids),
+            "truncated": bool(d.truncated[i]), "masked": bool(d.masked[i]),
+            "advantage": float(rollout.advantages_after[i]),
+        } for i, ids in enumerate(rollout.completion_ids)]

@@ -1,0 +1,69 @@
+"""Training and test problems for a run, as TRL prompt datasets.
+
+Sources: the micro world's named sets, a problem-record JSONL file (see docs/ARCHITECTURE.md), or
+a dataset on the HF hub / disk in the same record schema.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from datasets import Dataset
+
+from mcsweep.config.schema import DataConfig
+from mcsweep.micro.problems import WorldSpec
+from mcsweep.micro.world import problem_set, prompt_messages
+
+REQUIRED = ("id", "question", "input_output")
+
+
+class DataError(ValueError):
+    """A problem file or record is unusable; the message names the file, line and field."""
+
+
+def _read_jsonl(path: str) -> list[dict]:
+    records = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise DataError(f"{path}:{n}: not JSON ({err.msg})") from None
+            missing = [k for k in REQUIRED if k not in record]
+            if missing:
+                raise DataError(f"{path}:{n}: missing field(s) {missing}")
+            records.append(record)
+    return records
+
+
+def _load(source: str, name: str, path: str | None, n: int | None, world: WorldSpec) -> list[dict]:
+    if source == "micro":
+        return problem_set(name, world, n)
+    if source == "jsonl":
+        if not Path(path).exists():
+            raise DataError(f"data file {path} does not exist")
+        return _read_jsonl(path)[:n]
+    from datasets import load_dataset
+
+    return list(load_dataset(path, split=name))[:n]
+
+
+def train_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
+    return _load(cfg.source, cfg.train_set, cfg.path, cfg.n_train, world)
+
+
+def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
+    source = "jsonl" if cfg.test_path else "micro" if cfg.source == "micro" else cfg.source
+    return _load(source, cfg.test_set, cfg.test_path or cfg.path, cfg.n_test, world)
+
+
+def prompt_dataset(problems: list[dict]) -> Dataset:
+    """Columns TRL needs (prompt) plus what the reward reads (input_output, problem_id)."""
+    return Dataset.from_list([
+        {"prompt": prompt_messages(p), "input_output": p["input_output"], "problem_id": p["id"],
+         "difficulty": p.get("difficulty", "unknown")}
+        for p in problems
+    ])

@@ -1,0 +1,120 @@
+"""Held-out test pass@1 at the training max length and at extended lengths.
+
+One generation at the longest length serves every shorter length: the first L tokens of a sample
+drawn with max length L' > L are distributed exactly as a sample drawn with max length L, so each
+shorter length grades that prefix (truncated when no EOS falls inside it).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from mcsweep.algo.diversity import group_diversity
+from mcsweep.evaluator import Evaluator, GradeRequest
+from mcsweep.micro.world import prompt_messages
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    samples: int
+    temperature: float
+    lengths: tuple[int, ...]
+    prompts_per_batch: int = 16
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Sample:
+    problem: dict
+    index: int
+    ids: list[int]
+
+
+def _generate(model, tokenizer, problems: Sequence[dict], s: EvalSettings, max_len: int) -> list[Sample]:
+    texts = [tokenizer.apply_chat_template(prompt_messages(p), tokenize=False, add_generation_prompt=True)
+             for p in problems]
+    enc = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left").to(model.device)
+    out = model.generate(**enc, do_sample=True, temperature=s.temperature, top_p=1.0, top_k=0,
+                         max_new_tokens=max_len, num_return_sequences=s.samples,
+                         pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+    completions = out[:, enc["input_ids"].shape[1]:].tolist()
+    return [Sample(problems[i // s.samples], i % s.samples, _cut_at_eos(c, tokenizer))
+            for i, c in enumerate(completions)]
+
+
+def _cut_at_eos(ids: list[int], tokenizer) -> list[int]:
+    eos = tokenizer.eos_token_id
+    return ids[: ids.index(eos) + 1] if eos in ids else [t for t in ids if t != tokenizer.pad_token_id]
+
+
+def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettings) -> list[Sample]:
+    """k samples per problem at the longest length, without disturbing the training RNG."""
+    was_training = model.training
+    model.eval()
+    samples: list[Sample] = []
+    with torch.random.fork_rng(), torch.no_grad():
+        torch.manual_seed(s.seed)
+        for i in range(0, len(problems), s.prompts_per_batch):
+            samples += _generate(model, tokenizer, problems[i : i + s.prompts_per_batch], s, max(s.lengths))
+    model.train(was_training)
+    return samples
+
+
+def _view(sample: Sample, length: int, eos: int) -> tuple[list[int], bool]:
+    ids = sample.ids[:length]
+    return ids, eos not in ids
+
+
+def grade_samples(samples: Sequence[Sample], s: EvalSettings, tokenizer, evaluator: Evaluator,
+                  step: int) -> list[dict]:
+    """One row per (length, sample) in the run store's eval_samples schema."""
+    eos = tokenizer.eos_token_id
+    views = [(length, smp, *_view(smp, length, eos)) for length in s.lengths for smp in samples]
+    requests = [GradeRequest(id=f"{n}", completion=tokenizer.decode(ids, skip_special_tokens=True),
+                             input_output=smp.problem["input_output"])
+                for n, (_, smp, ids, _) in enumerate(views)]
+    results = evaluator.grade_many(requests)
+    return [{
+        "step": step, "max_length": length, "temperature": s.temperature,
+        "problem_id": smp.problem["id"], "difficulty": smp.problem["difficulty"],
+        "format": "call" if "fn_name" in smp.problem["input_output"] else "stdin",
+        "sample": smp.index, "passed": bool(res.passed), "verdict": res.verdict,
+        "length": len(ids), "truncated": truncated, "ids": ids,
+    } for (length, smp, ids, truncated), res in zip(views, results, strict=True)]
+
+
+def _pass_at_1(rows: Sequence[dict]) -> float:
+    """Mean over problems of c/n: the unbiased pass@1 estimator with n samples per problem."""
+    by_problem: dict[str, list[bool]] = defaultdict(list)
+    for r in rows:
+        by_problem[r["problem_id"]].append(r["passed"])
+    return sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem) if by_problem else float("nan")
+
+
+def summarize(rows: Sequence[dict], step: int, length: int, samples: int) -> dict:
+    """One evals.jsonl row: pass@1 overall, by difficulty and by format, plus length and diversity."""
+    rows = [r for r in rows if r["max_length"] == length]
+    out = {"step": step, "max_length": length, "n_problems": len({r["problem_id"] for r in rows}),
+           "k": samples, "pass@1": _pass_at_1(rows)}
+    for key, values in (("difficulty", ("easy", "medium", "hard")), ("format", ("stdin", "call"))):
+        for v in values:
+            out[f"pass@1/{v}"] = _pass_at_1([r for r in rows if r[key] == v])
+    groups: dict[str, list[list[int]]] = defaultdict(list)
+    for r in rows:
+        groups[r["problem_id"]].append(r["ids"])
+    out["diversity"] = sum(group_diversity(g) for g in groups.values()) / max(len(groups), 1)
+    out["mean_length"] = sum(r["length"] for r in rows) / max(len(rows), 1)
+    out["truncated_frac"] = sum(r["truncated"] for r in rows) / max(len(rows), 1)
+    return out
+
+
+def evaluate(model, tokenizer, problems: Sequence[dict], evaluator: Evaluator, s: EvalSettings,
+             step: int) -> tuple[list[dict], list[dict]]:
+    """(summary rows, one per length; sample rows) for the policy at `step`."""
+    rows = grade_samples(sample_completions(model, tokenizer, problems, s), s, tokenizer, evaluator, step)
+    summaries = [summarize(rows, step, length, s.samples) for length in s.lengths]
+    return summaries, rows

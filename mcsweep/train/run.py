@@ -1,0 +1,193 @@
+"""One GRPO run, end to end: model, data, evaluator, TRL trainer, evaluation and the run store."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+import mcsweep
+from mcsweep.algo.temperature import choose, probe_table, schedule_from_config
+from mcsweep.config.schema import RunConfig
+from mcsweep.evaluator import Evaluator
+from mcsweep.launch.identity import run_dir as resolve_run_dir
+from mcsweep.launch.identity import run_id as resolve_run_id
+from mcsweep.micro.policy import PolicySpec, policy_path
+from mcsweep.micro.problems import WorldSpec
+from mcsweep.train import callbacks as cb
+from mcsweep.train.data import prompt_dataset, test_problems, train_problems
+from mcsweep.train.evaluation import EvalSettings, sample_completions
+from mcsweep.train.reward import ExecutionReward
+from mcsweep.train.run_store import RunStore
+from mcsweep.train.tracking import axis_options, start_wandb
+from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
+
+log = logging.getLogger(__name__)
+
+
+def policy_spec(cfg: RunConfig) -> PolicySpec:
+    """The micro policy's build settings: `model.micro` overrides, world seed under `world_seed`."""
+    micro = dict(cfg.model.micro)
+    world = WorldSpec(seed=int(micro.pop("world_seed", 0)))
+    return PolicySpec(world=world, **micro)
+
+
+def load_policy(cfg: RunConfig):
+    """(model, tokenizer) through the Auto classes, whether built locally or from the hub."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = str(policy_path(policy_spec(cfg))) if cfg.model.kind == "micro" else cfg.model.path
+    dtype = getattr(torch, cfg.model.dtype)
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, attn_implementation=cfg.model.attn_implementation)
+    tokenizer = AutoTokenizer.from_pretrained(path, padding_side="left")
+    return model, tokenizer
+
+
+def run_card(cfg: RunConfig, run_id: str) -> dict:
+    import transformers
+    import trl
+
+    return {
+        "run_id": run_id, "sweep": cfg.sweep_name, "axes": axis_options(cfg), "algo": cfg.algo.name,
+        "seed": cfg.seed, "world": "micro" if cfg.model.kind == "micro" else cfg.model.path,
+        "scale": cfg.scale, "status": "running", "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "versions": {"mcsweep": mcsweep.__version__, "trl": trl.__version__, "torch": torch.__version__,
+                     "transformers": transformers.__version__},
+        "git_commit": _git_commit(),
+        "machine": {"host": platform.node(), "cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None},
+    }
+
+
+def _git_commit() -> str | None:
+    root = Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
+    """TRL's GRPOConfig from the axes; the batch axis maps onto generation batch and steps per generation."""
+    from trl import GRPOConfig
+
+    b, k, r = cfg.batch, cfg.kl_clip, cfg.rollout
+    return GRPOConfig(
+        output_dir=str(store.path / "checkpoints"), max_steps=cfg.train.steps, seed=cfg.seed,
+        learning_rate=cfg.train.learning_rate, lr_scheduler_type="constant", warmup_steps=0,
+        per_device_train_batch_size=b.mini_batch * b.group_size, gradient_accumulation_steps=1,
+        steps_per_generation=b.train_batch // b.mini_batch, num_generations=b.group_size, num_iterations=1,
+        max_completion_length=cfg.context.max_completion_length, temperature=temperature, top_p=1.0, top_k=0,
+        beta=k.beta, epsilon=k.epsilon, epsilon_high=k.epsilon_high, loss_type=cfg.algo.loss_type,
+        scale_rewards=cfg.algo.scale_rewards, mask_truncated_completions=False,
+        logging_steps=1, save_strategy="steps", save_steps=cfg.train.save_every, save_total_limit=2,
+        report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
+        bf16=False, use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
+        dataloader_num_workers=0, log_completions=False, disable_tqdm=False,
+        use_vllm=r.backend == "vllm", vllm_mode=r.vllm_mode,
+        vllm_gpu_memory_utilization=r.gpu_memory_utilization, vllm_server_host=r.server_host,
+        vllm_server_port=r.server_port, vllm_tensor_parallel_size=r.tensor_parallel_size,
+    )
+
+
+def reward_funcs(cfg: RunConfig, reward: ExecutionReward) -> list:
+    funcs: list = [reward]
+    if cfg.algo.overlong_shaping:
+        from trl.rewards import get_soft_overlong_punishment
+
+        funcs.append(get_soft_overlong_punishment(cfg.context.max_completion_length, cfg.algo.overlong_buffer))
+    return funcs
+
+
+def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], store: RunStore) -> float | None:
+    """Diversity-determined temperature: probe D0(t) on a sample of training prompts before training."""
+    t = cfg.temperature
+    if t.kind != "diversity":
+        return None
+    probe = problems[: t.probe_prompts]
+
+    def sample(temp: float):
+        settings = EvalSettings(cfg.batch.group_size, temp, (cfg.context.max_completion_length,), seed=cfg.seed)
+        return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
+
+    table = probe_table(sample, t.candidates, cfg.batch.group_size)
+    chosen = choose(table, t.target_diversity)
+    store.write_json("temperature_probe.json", {"table": table, "target": t.target_diversity, "chosen": chosen})
+    log.info("diversity probe %s -> temperature %.2f", table, chosen)
+    return chosen
+
+
+def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec):
+    train = train_problems(cfg.data, world)
+    chosen = pick_temperature(cfg, model, tokenizer, train, store)
+    schedule = schedule_from_config(cfg.temperature, chosen)
+    reward = ExecutionReward(evaluator)
+    mask = MaskSettings(cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect,
+                        cfg.context.repeat_window, cfg.seed)
+    trainer = MicroCoderGRPOTrainer(
+        model=model, reward_funcs=reward_funcs(cfg, reward), args=grpo_args(cfg, store, schedule.at(0)),
+        train_dataset=prompt_dataset(train), processing_class=tokenizer, reward=reward, mask=mask,
+    )
+    settings = EvalSettings(cfg.train.eval_samples, cfg.train.eval_temperature,
+                            tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
+                            seed=cfg.seed)
+    for callback in (
+        cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),
+        cb.PhaseTimer(),
+        cb.EvalCallback(store, test_problems(cfg.data, world), evaluator, settings,
+                        cfg.train.eval_every, cfg.train.eval_at_start),
+        cb.RunStoreCallback(store, cfg.train.completions_every),
+    ):
+        trainer.add_callback(callback.bind(trainer))
+    return trainer
+
+
+def train(cfg: RunConfig, raw: DictConfig) -> dict:
+    """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
+    if cfg.launcher.torch_threads:
+        torch.set_num_threads(cfg.launcher.torch_threads)
+    run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw)).create()
+    if store.read_json("run_card.json").get("status") == "finished":
+        log.info("run %s is already finished in %s; nothing to do", run_id, store.path)
+        return final_summary(store)
+    ckpt = store.latest_checkpoint()
+    if ckpt is not None:
+        store.truncate_after(int(ckpt.name.split("-")[-1]))
+    OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
+    store.update_card(**run_card(cfg, run_id))
+    wandb_run = start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg))
+    evaluator = Evaluator(comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers,
+                          timeout_s=cfg.evaluator.timeout_s, shadow_comparators=tuple(cfg.evaluator.shadow))
+    try:
+        model, tokenizer = load_policy(cfg)
+        trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
+        trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
+    except BaseException:
+        store.update_card(status="failed", finished=time.strftime("%Y-%m-%dT%H:%M:%S"))
+        raise
+    finally:
+        evaluator.close()
+        if wandb_run is not None:
+            wandb_run.finish()
+    final = final_summary(store)
+    store.update_card(status="finished", finished=time.strftime("%Y-%m-%dT%H:%M:%S"), final=final)
+    return final
+
+
+def final_summary(store: RunStore) -> dict:
+    """Test pass@1 of the last evaluation, at the training and the longest evaluation length."""
+    evals = store.rows("evals")
+    if not evals:
+        return {}
+    last = [r for r in evals if r["step"] == evals[-1]["step"]]
+    return {"step": last[0]["step"], "pass@1": last[0]["pass@1"], "pass@1_ext": last[-1]["pass@1"],
+            "run_dir": str(store.path)}

@@ -1,0 +1,119 @@
+"""MicroCoder's GRPO trainer: TRL's GRPOTrainer with three small, tested seams.
+
+1. `_generate_and_score_completions`: after TRL computes group-normalised advantages, apply the
+   truncation mask and log diversity and masking metrics. The masked advantages are the tensors
+   the loss then uses (tests read them back from this seam).
+2. `set_temperature`: change the sampling temperature for generation AND the loss's
+   log-probabilities together (TRL bakes the temperature into its fused LM head at init).
+3. `_generate`: time generation, so a step's seconds split into generation / reward / update.
+Anything else is stock TRL.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import torch
+from trl import GRPOTrainer
+from trl.trainer.utils import add_fused_lm_head
+
+from mcsweep.algo import truncation_mask
+from mcsweep.algo.diversity import distinct_n, mean_group_diversity
+
+
+@dataclass
+class MaskSettings:
+    mode: str
+    rho: float
+    non_incorrect: str
+    repeat_window: int
+    seed: int
+
+
+@dataclass
+class RolloutLog:
+    """What the last rollout did, for the run store's completion samples and for tests."""
+
+    completion_ids: list[list[int]] = field(default_factory=list)
+    advantages_before: torch.Tensor | None = None
+    advantages_after: torch.Tensor | None = None
+    decision: truncation_mask.MaskDecision | None = None
+
+
+class MicroCoderGRPOTrainer(GRPOTrainer):
+    """GRPOTrainer plus truncation masking, live temperature changes and phase timing.
+
+    `reward` is the ExecutionReward instance among `reward_funcs`; the mask reads its verdicts.
+    """
+
+    def __init__(self, *args, reward, mask: MaskSettings, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.execution_reward = reward
+        self.mask_settings = mask
+        self.rollout_log = RolloutLog()
+        self.rollout_index = 0
+        self.phase_seconds = {"generation": 0.0, "score": 0.0}
+
+    def set_temperature(self, value: float) -> None:
+        """Use `value` for sampling and for every log-probability from the next rollout on."""
+        if value == self.temperature:
+            return
+        self.temperature = value
+        if getattr(self, "generation_config", None) is not None:
+            self.generation_config.temperature = value
+            self.generation_kwargs["temperature"] = value
+        if getattr(self, "vllm_generation", None) is not None:
+            self.vllm_generation.temperature = value
+        add_fused_lm_head(self.accelerator.unwrap_model(self.model), temperature=value,
+                          cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32, outputs=("log_probs", "entropy"))
+        if self.ref_model is not None:
+            add_fused_lm_head(self.ref_model, temperature=value, cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32)
+
+    def set_max_completion_length(self, value: int) -> None:
+        """Context extension: longer responses from the next rollout on (HF and vLLM paths)."""
+        self.max_completion_length = value
+        if getattr(self, "generation_config", None) is not None:
+            self.generation_config.max_new_tokens = value
+            self.generation_kwargs["max_new_tokens"] = value
+        if getattr(self, "vllm_generation", None) is not None:
+            self.vllm_generation.max_completion_length = value
+
+    def _generate(self, prompts: list):
+        start = time.perf_counter()
+        out = super()._generate(prompts)
+        self.phase_seconds["generation"] += time.perf_counter() - start
+        self.rollout_log.completion_ids = [list(ids) for ids in out[1]]
+        return out
+
+    def _generate_and_score_completions(self, inputs):
+        start = time.perf_counter()
+        output = super()._generate_and_score_completions(inputs)
+        if self.model.training:
+            output["advantages"] = self._mask_advantages(output["advantages"])
+            self._log_diversity()
+            self.rollout_index += 1
+        self.phase_seconds["score"] += time.perf_counter() - start
+        return output
+
+    def _mask_advantages(self, advantages: torch.Tensor) -> torch.Tensor:
+        s, record = self.mask_settings, self.execution_reward.last
+        ids = self.rollout_log.completion_ids
+        decision = truncation_mask.decide(
+            ids, record.verdicts, record.rewards, mode=s.mode, rho=s.rho, non_incorrect=s.non_incorrect,
+            repeat_window=s.repeat_window, stop_ids=[*self.eos_token_ids, self._tokenizer.pad_token_id],
+            draws=truncation_mask.mask_draws(s.seed, self.rollout_index, len(ids)),
+        )
+        masked = truncation_mask.apply(advantages, decision)
+        self.rollout_log.advantages_before, self.rollout_log.advantages_after = advantages.clone(), masked
+        self.rollout_log.decision = decision
+        for name, value in truncation_mask.group_stats(decision, self.num_generations).items():
+            self._metrics["train"][name].append(value)
+        return masked
+
+    def _log_diversity(self) -> None:
+        ids = self.rollout_log.completion_ids
+        metrics = self._metrics["train"]
+        metrics["diversity/group_4gram"].append(mean_group_diversity(ids, self.num_generations, 4))
+        metrics["diversity/within_distinct2"].append(sum(distinct_n(x, 2) for x in ids) / max(len(ids), 1))
+        metrics["temperature"].append(self.temperature)

@@ -1,0 +1,63 @@
+"""Config validation: every group composes, and bad values fail at once naming the key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from mcsweep.config.schema import ConfigError
+from mcsweep.config.validate import validate_config
+
+CONF = str(Path(__file__).resolve().parents[2] / "conf")
+
+
+def _compose(overrides: list[str]):
+    with initialize_config_dir(CONF, version_base="1.3"):
+        return compose("config", overrides=overrides)
+
+
+def test_default_config_is_valid():
+    cfg = validate_config(_compose([]))
+    assert cfg.algo.name == "microcoder_grpo"
+    assert cfg.masking.mode == "conditional" and cfg.masking.rho == 0.3
+    assert cfg.kl_clip.beta == 0.0 and cfg.kl_clip.epsilon_high == 0.28
+
+
+@pytest.mark.parametrize(("overrides", "key"), [
+    (["temperature.value=-1"], "temperature.value"),
+    (["masking.rho=1.5"], "masking.rho"),
+    (["masking.rho=-0.1"], "masking.rho"),
+    (["batch.mini_batch=16"], "batch.mini_batch"),
+    (["batch.mini_batch=3"], "batch.mini_batch"),
+    (["kl_clip.epsilon_high=0.1"], "kl_clip.epsilon_high"),
+    (["+temperature.colour=red"], "temperature.colour"),
+    (["train.steps=abc"], "train.steps"),
+    (["evaluator.comparator=fuzzy"], "evaluator.comparator"),
+    (["context.max_completion_length=512"], "context.eval_lengths"),
+    (["masking.non_incorrect=maybe"], "masking.non_incorrect"),
+    (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
+])
+def test_bad_values_name_the_key(overrides, key):
+    with pytest.raises(ConfigError, match="^" + re.escape(key) + ":"):
+        validate_config(_compose(overrides))
+
+
+def test_algo_presets_compose_axes_and_cli_overrides_win():
+    grpo = validate_config(_compose(["algo=grpo"]))
+    assert (grpo.masking.mode, grpo.kl_clip.beta, grpo.algo.loss_type) == ("none", 0.04, "grpo")
+    dapo = validate_config(_compose(["algo=dapo"]))
+    assert dapo.algo.overlong_shaping and dapo.kl_clip.epsilon_high == 0.28
+    mixed = validate_config(_compose(["algo=grpo", "masking=all"]))
+    assert mixed.masking.mode == "all" and mixed.kl_clip.beta == 0.04
+
+
+@pytest.mark.parametrize("group", ["evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip",
+                                   "algo", "model", "rollout", "tracker"])
+def test_every_option_of_every_group_validates(group):
+    options = sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
+    assert options, f"group {group} has no options"
+    for option in options:
+        validate_config(_compose([f"{group}={option}"]))

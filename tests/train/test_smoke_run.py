@@ -1,0 +1,43 @@
+"""A real two-step GRPO run on the tiny micro policy writes a complete run folder."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from mcsweep.train.run import train
+from mcsweep.train.run_store import RunStore
+
+
+def test_two_step_run_writes_a_complete_run_folder(tiny_run):
+    cfg, raw = tiny_run(["train.steps=2", "train.eval_every=2", "train.save_every=1", "tracker=wandb"])
+    summary = train(cfg, raw)
+    store = RunStore(summary["run_dir"])
+    names = {p.name for p in store.path.iterdir()}
+    assert {"config.yaml", "run_card.json", "metrics.jsonl", "evals.jsonl", "eval_samples.jsonl",
+            "completions.jsonl", "checkpoints", "wandb"} <= names
+    card = json.loads((store.path / "run_card.json").read_text())
+    assert card["status"] == "finished" and card["seed"] == 0
+    assert set(card["versions"]) == {"mcsweep", "trl", "torch", "transformers"}
+    assert card["axes"]["masking"] == "conditional" and card["run_id"] == store.path.name
+
+    metrics = pd.read_json(store.path / "metrics.jsonl", lines=True)
+    assert metrics["step"].tolist() == [0, 1, 2]
+    for col in ("reward", "completions/mean_length", "completions/clipped_ratio", "entropy",
+                "diversity/group_4gram", "mask/masked_frac", "temperature", "time/generation_s",
+                "time/reward_s", "time/update_s", "clip_ratio/high_mean", "eval/pass@1", "eval/pass@1_ext"):
+        assert col in metrics.columns, col
+    evals = store.read("evals")
+    assert sorted(evals["max_length"].unique()) == [160, 256] and evals["step"].tolist() == [0, 0, 2, 2]
+    samples = store.read("eval_samples")
+    assert len(samples) == 2 * 2 * 4 * 2  # evaluations x lengths x problems x samples
+    assert (store.path / "checkpoints" / "checkpoint-2").is_dir()
+
+
+def test_finished_run_is_not_rerun(tiny_run):
+    cfg, raw = tiny_run(["train.steps=1", "train.eval_every=1", "train.eval_at_start=false"])
+    first = train(cfg, raw)
+    mtime = (RunStore(first["run_dir"]).path / "metrics.jsonl").stat().st_mtime
+    assert train(cfg, raw)["run_dir"] == first["run_dir"]
+    assert (RunStore(first["run_dir"]).path / "metrics.jsonl").stat().st_mtime == mtime

@@ -1,0 +1,116 @@
+"""The seams into TRL, checked on the trainer's own tensors (tiny micro policy, real TRL).
+
+The reward here is scripted so that each case (all-equal rewards, truncated and correct,
+truncated with no answer, truncated and looping) is known; everything else is the real trainer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoTokenizer
+
+from mcsweep.algo import truncation_mask as tm
+from mcsweep.evaluator import Evaluator
+from mcsweep.train.data import prompt_dataset, train_problems
+from mcsweep.train.reward import ExecutionReward, RewardRecord
+from mcsweep.train.run import build_trainer, grpo_args, load_policy, policy_spec
+from mcsweep.train.run_store import RunStore
+from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
+
+G = 4
+# Group 1 mixes verdicts; group 2 is all wrong (all-equal rewards, so zero advantages).
+SCRIPT = ["accepted", "no_code", "wrong_answer", "no_code"] + ["wrong_answer"] * G
+
+
+class ScriptedReward(ExecutionReward):
+    """Verdicts from SCRIPT instead of execution, so the expected mask is known."""
+
+    def __call__(self, prompts, completions, problem_id, **_):
+        rewards = [1.0 if v == "accepted" else 0.0 for v in SCRIPT]
+        self.last = RewardRecord([str(i) for i in range(len(SCRIPT))], list(SCRIPT), rewards)
+        return rewards
+
+
+def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None):
+    cfg, _ = tiny_run(["batch.train_batch=2", "batch.mini_batch=2", f"batch.group_size={G}",
+                       "context.max_completion_length=24", "context.eval_lengths=[24]", "context.repeat_window=4"])
+    model, tokenizer = load_policy(cfg)
+    args = grpo_args(cfg, RunStore(tmp_path / "run").create(), 1.0)
+    args.report_to, args.generation_kwargs = [], generation_kwargs
+    reward = ScriptedReward(evaluator=None)
+    trainer = MicroCoderGRPOTrainer(
+        model=model, reward_funcs=[reward], args=args, processing_class=tokenizer, reward=reward,
+        train_dataset=prompt_dataset(train_problems(cfg.data, policy_spec(cfg).world)),
+        mask=MaskSettings(mode, rho, "no_answer", 4, seed=7))
+    return trainer, tokenizer
+
+
+def _hand_advantages(rewards: list[float]) -> torch.Tensor:
+    r = torch.tensor(rewards).view(-1, G)
+    return ((r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + 1e-4)).view(-1)
+
+
+def _rollout(trainer):
+    rows = [trainer.train_dataset[i] for i in range(2) for _ in range(G)]
+    trainer.model.train()
+    return trainer._generate_and_score_completions(rows)
+
+
+@pytest.mark.parametrize(("mode", "rho"), [("none", 0.3), ("all", 0.3), ("all_failed", 0.3),
+                                           ("conditional", 1.0), ("conditional", 0.0)])
+def test_masked_advantages_equal_the_hand_computation(tiny_run, tmp_path, mode, rho):
+    trainer, tokenizer = _trainer(tiny_run, tmp_path, mode, rho)
+    out = _rollout(trainer)
+    ids = trainer.rollout_log.completion_ids
+    stop = [tokenizer.eos_token_id, tokenizer.pad_token_id]
+    truncated = np.array([ids_[-1] not in stop for ids_ in ids])
+    repeat = np.array([tm.is_repeat(x, 4) for x in ids])
+    rewards = [1.0 if v == "accepted" else 0.0 for v in SCRIPT]
+    expected_mask = {
+        "none": np.zeros(len(ids), bool),
+        "all": truncated,
+        "all_failed": truncated & (np.array(rewards) == 0),
+        "conditional": truncated & np.array([v == "no_code" for v in SCRIPT]) & ~repeat & (rho == 1.0),
+    }[mode]
+    expected = _hand_advantages(rewards) * torch.tensor(~expected_mask, dtype=torch.float32)
+    assert torch.allclose(out["advantages"], expected, atol=1e-5)
+    assert torch.all(out["advantages"][G:] == 0)  # all-equal rewards give zero advantages
+    assert truncated[:G].any(), "the case needs truncated responses (max length 24)"
+
+
+def test_truncated_loops_escape_the_conditional_mask(tiny_run, tmp_path):
+    """A dominant token makes every response loop; looping truncations are never masked."""
+    probe = AutoTokenizer.from_pretrained(str(__import__("mcsweep.micro.policy", fromlist=["x"]).policy_path(
+        policy_spec(tiny_run()[0]))))
+    token = probe.convert_tokens_to_ids("a")
+    trainer, _ = _trainer(tiny_run, tmp_path, "conditional", 1.0, {"sequence_bias": {(token,): 50.0}})
+    out = _rollout(trainer)
+    assert all(tm.is_repeat(x, 4) for x in trainer.rollout_log.completion_ids)
+    assert trainer.rollout_log.decision.masked.sum() == 0
+    rewards = [1.0 if v == "accepted" else 0.0 for v in SCRIPT]
+    assert torch.allclose(out["advantages"], _hand_advantages(rewards), atol=1e-5)
+
+
+def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run, tmp_path):
+    cfg, _ = tiny_run(["temperature=staged_0.6_1.8", "temperature.value=0.7", "temperature.stages=[[1,2.0]]",
+                         "train.steps=2", "train.eval_at_start=false", "train.eval_every=100",
+                         "context.max_completion_length=24", "context.eval_lengths=[24]", "context.repeat_window=4"])
+    model, tokenizer = load_policy(cfg)
+    evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
+    store = RunStore(tmp_path / "run").create()
+    trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
+    trainer.train()
+    evaluator.close()
+    temps = [r.get("temperature") for r in store.rows("metrics") if "temperature" in r]
+    assert temps == [0.7, 2.0]
+    assert trainer.temperature == trainer.generation_config.temperature == 2.0
+
+    ids = tokenizer("Given a list of integers, sort the list ascending.", return_tensors="pt")["input_ids"]
+    mask = torch.ones_like(ids)
+    logps, _, _ = trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, ids.shape[1] - 1)
+    with torch.no_grad():
+        logits = trainer.model(input_ids=ids, attention_mask=mask).logits[:, :-1] / 2.0
+    manual = torch.log_softmax(logits, -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
+    assert torch.allclose(logps, manual[:, -logps.shape[1]:], atol=1e-4)
