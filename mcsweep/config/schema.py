@@ -7,8 +7,10 @@ once; `__post_init__` checks ranges and names the offending key. Cross-group che
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from mcsweep.micro.policy import PolicySpec
 
 COMPARATORS = ("livecodebench", "microcoder")
 TEMPERATURE_KINDS = ("fixed", "staged", "ramp", "diversity")
@@ -193,12 +195,16 @@ class ModelConfig:
     path: str | None = None
     dtype: str = "float32"
     attn_implementation: str = "sdpa"
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
     micro: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check(self.kind in ("micro", "hf"), "model.kind", f"unknown {self.kind!r}; one of micro, hf")
         check(self.kind == "micro" or bool(self.path), "model.path", "required for kind hf")
         check(self.dtype in ("float32", "bfloat16", "float16"), "model.dtype", f"unknown dtype {self.dtype!r}")
+        known = {f.name for f in fields(PolicySpec)} | {"world_seed"}
+        for key in self.micro:
+            check(key in known, f"model.micro.{key}", f"unknown micro policy setting; one of {sorted(known)}")
 
 
 @dataclass
@@ -220,13 +226,13 @@ class RolloutConfig:
 
 @dataclass
 class TrackerConfig:
-    """W&B runs offline unless `mode` is online, or auto and the user is logged in."""
+    """`auto`: WANDB_MODE if set, else online when logged in, else offline."""
 
     name: str = "wandb"
     wandb: bool = True
     project: str = "mcsweep"
     entity: str | None = None
-    mode: str = "offline"
+    mode: str = "auto"
 
     def __post_init__(self) -> None:
         check(self.mode in ("offline", "online", "auto", "disabled"), "tracker.mode",
@@ -281,6 +287,7 @@ class RunConfig:
     runs_root: str = "runs"
     sweep_name: str = "single"
     scale: str = "micro"
+    sizes: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check(self.context.max_completion_length <= max(self.context.eval_lengths), "context.eval_lengths",

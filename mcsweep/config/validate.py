@@ -7,8 +7,8 @@ from omegaconf.errors import OmegaConfBaseException
 
 from mcsweep.config.schema import ConfigError, RunConfig
 
-# Top-level keys that belong to Hydra or to sweepers, not to the run.
-NON_RUN_KEYS = ("hydra", "optimized_metric", "dry_run")
+# Top-level keys that belong to Hydra, sweepers or the git-ignored site config, not to the run.
+NON_RUN_KEYS = ("hydra", "optimized_metric", "dry_run", "local")
 
 
 def validate_config(cfg: DictConfig) -> RunConfig:

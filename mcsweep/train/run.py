@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import logging
 import os
 import platform
@@ -93,6 +94,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
         bf16=False, use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
         dataloader_num_workers=0, log_completions=False, disable_tqdm=False,
+        chat_template_kwargs=dict(cfg.model.chat_template_kwargs) or None,
         use_vllm=r.backend == "vllm", vllm_mode=r.vllm_mode,
         vllm_gpu_memory_utilization=r.gpu_memory_utilization, vllm_server_host=r.server_host,
         vllm_server_port=r.server_port, vllm_tensor_parallel_size=r.tensor_parallel_size,
@@ -151,8 +153,20 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     return trainer
 
 
+def require_rollout_backend(cfg: RunConfig) -> None:
+    """Fail before anything is built when the vLLM paths are chosen without vLLM or a GPU."""
+    if cfg.rollout.backend != "vllm":
+        return
+    if importlib.util.find_spec("vllm") is None:
+        raise RuntimeError(f"rollout={cfg.rollout.name} needs vLLM, which is not installed; install the GPU "
+                           "extra (pip install -e '.[gpu]') or use rollout=hf")
+    if not torch.cuda.is_available():
+        raise RuntimeError(f"rollout={cfg.rollout.name} needs a CUDA GPU; none is visible (use rollout=hf on CPU)")
+
+
 def train(cfg: RunConfig, raw: DictConfig) -> dict:
     """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
+    require_rollout_backend(cfg)
     if cfg.launcher.torch_threads:
         torch.set_num_threads(cfg.launcher.torch_threads)
     run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw)).create()

@@ -1,4 +1,4 @@
-"""W&B tracking: offline by default, online when asked (or `auto` and logged in).
+"""W&B tracking: `auto` (the default) is online when the user is logged in, offline otherwise.
 
 The run id is the run store's id, so a resumed run continues the same W&B run; the group is the
 sweep name; each axis's option is a flat `axis/<name>` key so dashboards can group by axis.
@@ -19,8 +19,11 @@ def axis_options(cfg: RunConfig) -> dict[str, str]:
 
 
 def _mode(requested: str) -> str:
+    """`auto`: an explicit WANDB_MODE wins, else online when logged in, else offline."""
     if requested != "auto":
         return requested
+    if os.environ.get("WANDB_MODE"):
+        return os.environ["WANDB_MODE"]
     import wandb
 
     return "online" if wandb.api.api_key else "offline"
