@@ -114,3 +114,19 @@ def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run
         logits = trainer.model(input_ids=ids, attention_mask=mask).logits[:, :-1] / 2.0
     manual = torch.log_softmax(logits, -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
     assert torch.allclose(logps, manual[:, -logps.shape[1]:], atol=1e-4)
+
+
+def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
+    cfg, _ = tiny_run(["context.max_completion_length=16", "context.eval_lengths=[16,32]", "context.extend_to=32",
+                       "context.extend_at_step=2", "context.repeat_window=4", "train.steps=3",
+                       "train.eval_at_start=false", "train.eval_every=100", "batch.train_batch=2",
+                       "batch.mini_batch=2", f"batch.group_size={G}"])
+    model, tokenizer = load_policy(cfg)
+    evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
+    store = RunStore(tmp_path / "run").create()
+    trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
+    trainer.train()
+    evaluator.close()
+    lengths = {r["step"]: r["completions/max_length"] for r in store.rows("metrics") if "completions/max_length" in r}
+    assert lengths[1] <= 16 and lengths[2] <= 16 and 16 < lengths[3] <= 32
+    assert trainer.max_completion_length == trainer.generation_config.max_new_tokens == 32

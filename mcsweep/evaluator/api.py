@@ -1,0 +1,213 @@
+"""The evaluator's public API (see docs/ARCHITECTURE.md, "Evaluator API")."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from .comparators import Comparator, make_comparator
+from .extract import extract_code
+from .pool import Job, TestResult, grade_job, summarise
+from .problem import Problem, ProblemFormatError, parse_problem
+from .sandbox import DEFAULT_HIDDEN, Isolation, Limits, SandboxError, Slot
+
+log = logging.getLogger(__name__)
+VERDICTS = (
+    "accepted",
+    "wrong_answer",
+    "time_limit",
+    "memory_limit",
+    "runtime_error",
+    "compile_error",
+    "no_code",
+)
+
+
+@dataclass(frozen=True)
+class GradeRequest:
+    """One solution to grade: ``code``, or a ``completion`` whose last fenced python block is used.
+
+    Tests come from ``input_output`` (LiveCodeBench's JSON string, or the same as a dict) or from
+    ``problem``, a whole record (``input_output``, ``tests``, or LiveCodeBench's ``*_test_cases``).
+    """
+
+    id: str
+    code: str | None = None
+    completion: str | None = None
+    input_output: str | Mapping[str, Any] | None = None
+    problem: Mapping[str, Any] | None = None
+
+
+@dataclass
+class GradeResult:
+    """Verdict of one solution; ``method`` is the most lenient comparison any test needed."""
+
+    id: str
+    passed: bool
+    verdict: str
+    method: str | None = None
+    tests: list[TestResult] = field(default_factory=list)
+    shadow: dict[str, bool] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        tests = [vars(t) for t in self.tests]
+        return {
+            "id": self.id,
+            "passed": self.passed,
+            "verdict": self.verdict,
+            "method": self.method,
+            "shadow": self.shadow,
+            "tests": tests,
+        }
+
+
+def request_problem(request: GradeRequest) -> Problem:
+    """The request's problem, or ProblemFormatError naming the request and the field."""
+    record = request.problem if request.problem is not None else {"input_output": request.input_output}
+    try:
+        return parse_problem(record)
+    except ProblemFormatError as err:
+        raise ProblemFormatError(err.field, f"request {request.id!r}: {err}") from err
+
+
+def expected_values(problem: Problem) -> tuple[Any, ...]:
+    """Expected outputs as the comparators need them: text for stdin, JSON data for call-based
+    (checked to be JSON when the problem was parsed)."""
+    if not problem.call_based:
+        return tuple(t.output for t in problem.tests)
+    return tuple(json.loads(t.output) for t in problem.tests)
+
+
+def request_code(request: GradeRequest) -> str | None:
+    if request.code is not None:
+        return request.code if request.code.strip() else None
+    return extract_code(request.completion or "")
+
+
+class Evaluator:
+    """Sandboxed, parallel grader. Create once, reuse for many batches, then ``close()``.
+
+    ``shadow_comparators`` are judged on the same outputs so disagreement can be logged; asking for
+    them (or ``run_all``) runs every test, so that every comparator's verdict is sound.
+    """
+
+    def __init__(
+        self,
+        comparator: str = "microcoder",
+        workers: int | None = None,
+        timeout_s: float = 6.0,
+        shadow_comparators: Sequence[str] = (),
+        run_all: bool = False,
+        total_timeout_s: float | None = None,
+        memory_mb: int = 1024,
+        rtol: float = 1e-6,
+        atol: float = 1e-6,
+        hidden_paths: Sequence[str] = DEFAULT_HIDDEN,
+    ) -> None:
+        self.comparators: tuple[Comparator, ...] = tuple(
+            make_comparator(name, rtol, atol) for name in (comparator, *shadow_comparators)
+        )
+        self.run_all = run_all or bool(shadow_comparators)
+        total = total_timeout_s if total_timeout_s is not None else max(60.0, 10 * timeout_s)
+        self.limits = Limits(timeout_s=timeout_s, total_timeout_s=total, memory_mb=memory_mb)
+        self.workers = workers or os.cpu_count() or 1
+        self._hidden = tuple(hidden_paths)
+        self._slots: queue.SimpleQueue[Slot] = queue.SimpleQueue()
+        self._all: list[Slot] = []
+        self._lock = threading.Lock()
+        with ThreadPoolExecutor(self.workers) as ex:
+            for slot in ex.map(lambda _: self._new_slot(), range(self.workers)):
+                self._slots.put(slot)
+        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="mcsweep-eval")
+        # What the sandbox could turn on here (uid switch, network and mount namespaces).
+        self.isolation: Isolation = self._all[0].isolation
+        if not self.isolation.uid_switch:
+            log.warning("evaluator sandbox without root (%s): rlimits only", "; ".join(self.isolation.errors))
+
+    def _new_slot(self) -> Slot:
+        slot = Slot(self._hidden)
+        with self._lock:
+            self._all.append(slot)
+        return slot
+
+    def _replace(self, slot: Slot) -> Slot:
+        with self._lock:
+            self._all.remove(slot)
+        slot.close()
+        return self._new_slot()
+
+    def _run(self, job: Job) -> list[TestResult]:
+        slot = self._slots.get()
+        try:
+            return grade_job(slot, job, self.limits)
+        except SandboxError:
+            slot = self._replace(slot)
+            return grade_job(slot, job, self.limits)
+        finally:
+            self._slots.put(slot)
+
+    def _job(self, request: GradeRequest, cache: dict[Any, tuple[Problem, tuple[Any, ...]]]) -> Job | None:
+        key = request.problem if request.problem is not None else request.input_output
+        cache_key = key if isinstance(key, str) else id(key)
+        if cache_key not in cache:
+            problem = request_problem(request)
+            cache[cache_key] = (problem, expected_values(problem))
+        problem, expected = cache[cache_key]
+        code = request_code(request)
+        if code is None:
+            return None
+        return Job(code, problem, expected, self.comparators, stop_early=not self.run_all)
+
+    def _result(self, request: GradeRequest, job: Job | None, tests: list[TestResult]) -> GradeResult:
+        shadows = [c.name for c in self.comparators[1:]]
+        if job is None:
+            return GradeResult(request.id, False, "no_code", shadow=dict.fromkeys(shadows, False))
+        verdict, shadow = summarise(tests, len(job.problem.tests), shadows)
+        methods = [t.method for t in tests if t.method]
+        method = max(methods, key=self._rank) if verdict == "accepted" and methods else None
+        return GradeResult(request.id, verdict == "accepted", verdict, method, tests, shadow)
+
+    def _rank(self, method: str) -> int:
+        return self.comparators[0].methods.index(method) if method in self.comparators[0].methods else -1
+
+    def grade_iter(self, requests: Iterable[GradeRequest]) -> Iterator[GradeResult]:
+        """Grade in parallel, yielding results in request order. Malformed problems raise up front."""
+        requests = list(requests)
+        cache: dict[Any, tuple[Problem, tuple[Any, ...]]] = {}
+        jobs = [self._job(r, cache) for r in requests]
+        futures = [self._executor.submit(self._run, job) if job else None for job in jobs]
+        for request, job, future in zip(requests, jobs, futures, strict=True):
+            yield self._result(request, job, future.result() if future else [])
+
+    def grade_many(self, requests: Iterable[GradeRequest]) -> list[GradeResult]:
+        """Grade a batch in parallel; results in request order."""
+        return list(self.grade_iter(requests))
+
+    def grade(self, request: GradeRequest) -> GradeResult:
+        return self.grade_many([request])[0]
+
+    def sandbox_cpu_s(self) -> float:
+        """CPU seconds used so far by the zygotes and the runs they reaped (for cost accounting)."""
+        with self._lock:
+            return sum(slot.cpu_s() for slot in self._all)
+
+    def close(self) -> None:
+        """Stop the zygotes (each kills and cleans up its current run)."""
+        self._executor.shutdown(wait=True)
+        with self._lock:
+            slots, self._all = list(self._all), []
+        for slot in slots:
+            slot.close()
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,1 @@
+"""The labelled accuracy corpus (``labelled.jsonl``) and the script that builds it (``build.py``)."""

@@ -1,0 +1,122 @@
+import pytest
+
+from mcsweep.evaluator import LiveCodeBench, MicroCoder, make_comparator
+from mcsweep.evaluator.comparators import decode_tagged
+
+LCB, MC = LiveCodeBench(), MicroCoder()
+
+
+@pytest.mark.parametrize(
+    ("out", "exp", "ok"),
+    [
+        ("3\n", "3", True),
+        ("  1 2  \n3 \n", "1 2\n3", True),  # whole text and each line stripped
+        ("1.0\n", "1\n", True),  # Decimal per token
+        ("1e2 5\n", "100 5\n", True),
+        ("0.3333333333\n", "0.333333333\n", False),  # no tolerance
+        ("1 2\n", "1\n2\n", False),  # line count
+        ("Yes\n", "yes\n", False),
+        ("1\n\n2\n", "1\n2\n", False),
+    ],
+)
+def test_livecodebench_stdin_rules(out, exp, ok):
+    assert (LCB.stdin(out, exp) is not None) is ok
+
+
+def test_signalling_nan_is_just_a_wrong_answer():
+    assert LCB.stdin("sNaN\n", "sNaN\n") == "exact_lines"
+    assert LCB.stdin("sNaN\n", "3\n") is None
+    assert MC.stdin("sNaN\n", "3.0\n") is None
+
+
+def test_livecodebench_decimal_accepts_spacing_within_line():
+    assert LCB.stdin("1  2\n", "1 2\n") == "decimal"  # both lines tokenise to the same Decimals
+
+
+@pytest.mark.parametrize(
+    ("got", "exp", "ok"),
+    [
+        ((1, 2), [1, 2], True),  # top-level tuple becomes a list
+        ([(1, 2)], [[1, 2]], False),  # nested tuples do not
+        (True, 1, True),  # Python ==
+        (2, 2.0, True),
+        ("[1, 2]", [1, 2], False),
+        (frozenset({1}), [1], False),
+    ],
+)
+def test_livecodebench_call_rules(got, exp, ok):
+    assert (LCB.call(got, exp) is not None) is ok
+
+
+@pytest.mark.parametrize(
+    ("out", "exp", "method"),
+    [
+        ("3\n", "3\n", "exact"),
+        ("3", "3\n", "trailing_whitespace"),
+        ("1 2  \r\n3\r\n", "1 2\n3\n", "trailing_whitespace"),
+        ("1    2\n3\n", "1 2\n3\n", "whitespace_tokens"),
+        ("1 2 3\n", "1\n2\n3\n", "token_stream"),
+        ("0.33333333\n", "0.333333333333\n", "float_tolerance"),
+        ("3.0000001\n", "3.0\n", "float_tolerance"),
+        # strict: case, missing/extra lines, duplicates, order, integers
+        ("yes\n", "Yes\n", None),
+        ("1\n2\n", "1\n2\n3\n", None),
+        ("1\n2\n3\n3\n", "1\n2\n3\n", None),
+        ("2 1\n", "1 2\n", None),
+        ("3.0\n", "3\n", None),
+        ("1000001\n", "1000000\n", None),
+        ("nan\n", "0.5\n", None),
+    ],
+)
+def test_microcoder_stdin_chain(out, exp, method):
+    assert MC.stdin(out, exp) == method
+
+
+def test_microcoder_unordered_only_when_declared():
+    assert MC.stdin("2\n1\n", "1\n2\n") is None
+    assert MC.stdin("2\n1\n", "1\n2\n", order_irrelevant=True) == "unordered_lines"
+    assert MC.stdin("1\n1\n", "1\n2\n", order_irrelevant=True) is None
+    assert MC.call([3, 1], [1, 3]) is None
+    assert MC.call([3, 1], [1, 3], order_irrelevant=True) == "unordered_items"
+    assert MC.call(frozenset({1, 3}), [1, 3], order_irrelevant=True) == "unordered_items"
+    assert MC.call([1, 1], [1, 3], order_irrelevant=True) is None
+
+
+@pytest.mark.parametrize(
+    ("got", "exp", "method"),
+    [
+        ([1, 2], [1, 2], "exact_data"),
+        ((1, 2), [1, 2], "containers"),
+        ([(1, 2), (3, 4)], [[1, 2], [3, 4]], "containers"),
+        (0.30000000000000004, 0.3, "float_values"),
+        (2, 2.0, "float_values"),
+        ([0.1 + 0.2, 1], [0.3, 1], "float_values"),
+        (True, 1, None),
+        (1, True, None),
+        (2.0, 2, None),
+        ("[1, 2]", [1, 2], None),
+        ("1", 1, None),
+        ([1, 2], [2, 1], None),
+        ({"a": 1}, {"a": 1.0}, "float_values"),
+        ({"a": 1}, {"b": 1}, None),
+        (None, [], None),
+        (frozenset({1, 2}), [1, 2], None),
+    ],
+)
+def test_microcoder_call_chain(got, exp, method):
+    assert MC.call(got, exp) == method
+
+
+def test_tolerance_is_configurable():
+    tight = make_comparator("microcoder", rtol=0.0, atol=1e-12)
+    assert tight.stdin("0.33333333\n", "0.333333333333\n") is None
+    loose = make_comparator("microcoder", rtol=1e-3, atol=0.0)
+    assert loose.call(100.05, 100.0) == "float_values"
+    with pytest.raises(ValueError, match="unknown comparator"):
+        make_comparator("exact")
+
+
+def test_tagged_json_keeps_tuples_and_sets():
+    assert decode_tagged('{"$tuple": [1, {"$tuple": [2]}]}') == (1, (2,))
+    assert decode_tagged('{"$set": [1, 2]}') == frozenset({1, 2})
+    assert decode_tagged('{"$tuple": [1], "x": 2}') == {"$tuple": [1], "x": 2}

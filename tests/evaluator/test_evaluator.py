@@ -1,0 +1,170 @@
+"""End-to-end grading through the real sandbox (no mocks)."""
+
+import json
+
+import pytest
+from evaluator_cases import ADD_IO, CALL_IO
+
+from mcsweep.evaluator import Evaluator, GradeRequest, ProblemFormatError
+
+ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+APPEND = "class Solution:\n    def append(self, xs: List[int], y: int) -> List[int]:\n        return xs + [y]\n"
+
+
+def grade(ev: Evaluator, code: str, io: str = ADD_IO, **kw):
+    return ev.grade(GradeRequest("t", code=code, input_output=io, **kw))
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        ADD,
+        "import sys\na, b = map(int, sys.stdin.readline().split())\nsys.stdout.write(f'{a+b}\\n')",
+        "import sys\na, b = map(int, sys.stdin.buffer.read().split())\nsys.stdout.buffer.write(b'%d\\n' % (a+b))",
+        "a, b = map(int, open(0).read().split())\nprint(a + b)",
+        "from sys import stdout, stdin\nstdout.write(str(sum(map(int, stdin.read().split()))) + '\\n')",
+        "import os\nos.write(1, (str(sum(map(int, input().split()))) + '\\n').encode())",
+        "def main():\n    print(sum(map(int, input().split())))\nif __name__ == '__main__':\n    main()",
+        "import threading\ndef main():\n    print(sum(map(int, input().split())))\n"
+        "threading.Thread(target=main).start()",
+        "import sys\nprint(sum(map(int, input().split())))\nsys.exit(0)",
+        "print(sum(map(int, input().split())))\nexit()",
+    ],
+)
+def test_stdin_solutions_in_every_idiom_are_accepted(evaluator, code):
+    r = grade(evaluator, code)
+    assert (r.passed, r.verdict, r.method, r.shadow) == (True, "accepted", "exact", {"livecodebench": True})
+    assert [t.verdict for t in r.tests] == ["accepted"] * 3
+
+
+def test_call_based_has_leetcode_preimports_and_a_fresh_instance_per_test(evaluator):
+    r = grade(evaluator, APPEND, CALL_IO)
+    assert r.passed and r.method == "exact_data"
+    stateful = APPEND.replace(
+        "return xs + [y]", "self.__class__.n = getattr(self, 'n', 0) + 1\n        return xs + [y]"
+    )
+    assert grade(evaluator, stateful, CALL_IO).passed
+
+
+def test_tuple_result_is_a_container_difference(evaluator):
+    r = grade(evaluator, APPEND.replace("xs + [y]", "tuple(xs + [y])"), CALL_IO)
+    assert r.passed and r.method == "containers" and r.shadow == {"livecodebench": True}
+
+
+def test_eq_hack_object_does_not_pass(evaluator):
+    code = (
+        "class Any:\n    def __eq__(self, o): return True\nclass Solution:\n    def append(self, xs, y): return Any()"
+    )
+    r = grade(evaluator, code, CALL_IO)
+    assert r.verdict == "wrong_answer" and "not JSON data" in r.tests[0].error
+    listy = (
+        "class L(list):\n    def __eq__(self, o): return True\nclass Solution:\n    def append(self, xs, y): return L()"
+    )
+    assert grade(evaluator, listy, CALL_IO).verdict == "wrong_answer"
+
+
+def test_nonzero_exit_after_correct_output_is_a_runtime_error(evaluator):
+    r = grade(evaluator, ADD + "import sys\nsys.exit(3)")
+    assert r.verdict == "runtime_error" and "exit status 3" in r.tests[0].error
+    r = grade(evaluator, ADD + "import sys\nsys.stdout.flush()\nimport os\nos._exit(1)")
+    assert r.verdict == "runtime_error"
+
+
+def test_os_exit_zero_after_flushing_is_judged_on_its_output(evaluator):
+    r = grade(evaluator, ADD + "import sys, os\nsys.stdout.flush()\nos._exit(0)")
+    assert r.passed and len(r.tests) == 3
+    assert grade(evaluator, ADD + "import os\nos._exit(0)").verdict == "wrong_answer"  # buffer lost
+
+
+@pytest.mark.parametrize(
+    ("code", "verdict"),
+    [
+        ("a, b = map(int, input().split())\nprint(a - b)", "wrong_answer"),
+        ("def f(:\n  pass", "compile_error"),
+        ("print(1/0)", "runtime_error"),
+        ("while True:\n    pass", "time_limit"),
+        ("import time\ntime.sleep(30)", "time_limit"),
+        ("x = [0] * (10 ** 10)", "memory_limit"),
+        ("raise KeyboardInterrupt", "runtime_error"),
+    ],
+)
+def test_failure_verdicts(early, code, verdict):
+    r = grade(early, code)
+    assert (r.passed, r.verdict) == (False, verdict)
+    assert len(r.tests) == 1  # stops at the first failing test
+
+
+def test_all_tests_run_with_shadow_comparators(evaluator):
+    r = grade(evaluator, "a, b = map(int, input().split())\nprint(a + b if a > 0 else 99)")
+    assert r.verdict == "wrong_answer" and [t.verdict for t in r.tests] == [
+        "accepted",
+        "accepted",
+        "wrong_answer",
+    ]
+
+
+def test_run_all_continues_after_a_timeout():
+    code = "a, b = map(int, input().split())\nif a == 10:\n    while True: pass\nprint(a + b)"
+    with Evaluator(workers=1, timeout_s=0.5, run_all=True) as ev:
+        r = grade(ev, code)
+    assert [t.verdict for t in r.tests] == ["accepted", "time_limit", "accepted"]
+    assert r.verdict == "time_limit"
+
+
+def test_shadow_disagreement_is_visible(evaluator):
+    io = json.dumps({"inputs": ["3\n"], "outputs": ["0.333333333333\n"]})
+    r = grade(evaluator, "print(1 / int(input()))", io)
+    assert r.passed and r.method == "float_tolerance" and r.shadow == {"livecodebench": False}
+
+
+def test_completion_extraction_and_no_code(evaluator):
+    good = GradeRequest("a", completion=f"Here:\n```python\n{ADD}```\n", input_output=ADD_IO)
+    none = GradeRequest("b", completion="The answer is 3.", input_output=ADD_IO)
+    a, b = evaluator.grade_many([good, none])
+    assert a.passed and (b.passed, b.verdict, b.tests) == (False, "no_code", [])
+
+
+def test_results_keep_request_order_across_a_batch(evaluator):
+    requests = [GradeRequest(str(i), code=ADD if i % 3 else "print(0)", input_output=ADD_IO) for i in range(12)]
+    results = evaluator.grade_many(requests)
+    assert [r.id for r in results] == [str(i) for i in range(12)]
+    assert [r.passed for r in results] == [bool(i % 3) for i in range(12)]
+
+
+def test_malformed_problem_raises_naming_request_and_field(evaluator):
+    bad = GradeRequest("bad-1", code=ADD, input_output=json.dumps({"inputs": ["1"]}))
+    with pytest.raises(ProblemFormatError, match="bad-1") as info:
+        evaluator.grade_many([bad])
+    assert info.value.field == "input_output.outputs"
+
+
+def test_problem_record_field(evaluator):
+    r = evaluator.grade(GradeRequest("p", code=ADD, problem={"tests": [{"input": "2 2\n", "output": "4\n"}]}))
+    assert r.passed
+
+
+def test_isolation_is_reported(evaluator):
+    iso = evaluator.isolation
+    assert iso.uid_switch == iso.net_namespace == iso.mount_namespace == (iso.errors == [])
+
+
+def test_large_input_and_output_pass_through(evaluator):
+    numbers = list(range(200_000))
+    io = json.dumps({"inputs": [" ".join(map(str, numbers)) + "\n"], "outputs": ["\n".join(map(str, numbers)) + "\n"]})
+    r = grade(evaluator, "import sys\nprint('\\n'.join(sys.stdin.read().split()))", io)
+    assert r.passed, r.tests
+
+
+def test_call_based_module_failure_fails_every_test_once(evaluator):
+    r = grade(evaluator, "raise RuntimeError('at import')\n" + APPEND, CALL_IO)
+    assert [t.verdict for t in r.tests] == ["runtime_error"] * 3
+    assert all("at import" in t.error for t in r.tests)
+
+
+def test_run_all_reports_every_test_even_after_a_compile_error():
+    with Evaluator(workers=1, timeout_s=0.5, run_all=True, total_timeout_s=1.2) as ev:
+        bad = grade(ev, "def f(:\n")
+        slow = grade(ev, "import time\ntime.sleep(0.45)\n" + ADD)
+    assert [t.verdict for t in bad.tests] == ["compile_error"] * 3
+    assert [t.index for t in slow.tests] == [0, 1, 2] and slow.verdict == "time_limit"
+    assert slow.tests[-1].verdict == "time_limit"

@@ -1,0 +1,83 @@
+import base64
+import json
+import pickle
+import zlib
+
+import pytest
+
+from mcsweep.evaluator import ProblemFormatError, parse_problem
+from mcsweep.evaluator.problem import decode_private_tests
+
+
+def _private(obj: object, protocol: int = 4) -> str:
+    return base64.b64encode(zlib.compress(pickle.dumps(obj, protocol=protocol))).decode()
+
+
+def test_input_output_string_stdin_and_call():
+    p = parse_problem({"input_output": json.dumps({"inputs": ["1\n"], "outputs": ["2\n"]})})
+    assert not p.call_based and p.tests[0].input == "1\n" and p.tests[0].output == "2\n"
+    p = parse_problem({"input_output": {"inputs": ["[1]"], "outputs": ["1"], "fn_name": "f"}})
+    assert p.call_based and p.fn_name == "f"
+
+
+def test_plain_tests_dict_and_list():
+    assert len(parse_problem({"tests": {"inputs": ["a", "b"], "outputs": ["1", "2"]}}).tests) == 2
+    assert parse_problem({"tests": [{"input": "x", "output": "y"}]}).tests[0].output == "y"
+
+
+def test_livecodebench_public_and_compressed_private_fields():
+    public = json.dumps([{"input": "1\n", "output": "1\n", "testtype": "stdin"}])
+    private = _private(json.dumps([{"input": "2\n", "output": "4\n", "testtype": "stdin"}]))
+    p = parse_problem({"public_test_cases": public, "private_test_cases": private, "metadata": "{}"})
+    assert [t.output for t in p.tests] == ["1\n", "4\n"] and not p.call_based
+    functional = json.dumps([{"input": "[1]", "output": "2", "testtype": "functional"}])
+    p = parse_problem({"public_test_cases": functional, "metadata": json.dumps({"func_name": "twice"})})
+    assert p.fn_name == "twice"
+
+
+def test_private_tests_refuse_pickled_globals(tmp_path):
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    with pytest.raises(ProblemFormatError, match="not allowed"):
+        decode_private_tests(_private(Evil()))
+    assert not marker.exists()
+    with pytest.raises(ProblemFormatError, match="pickle holds list"):
+        decode_private_tests(_private([1, 2]))
+
+
+@pytest.mark.parametrize(
+    ("record", "field"),
+    [
+        ({"input_output": "{not json"}, "input_output"),
+        ({"input_output": json.dumps({"inputs": ["1"]})}, "input_output.outputs"),
+        ({"input_output": json.dumps({"inputs": ["1"], "outputs": []})}, "input_output"),
+        ({"input_output": json.dumps({"inputs": [], "outputs": []})}, "input_output"),
+        (
+            {"input_output": json.dumps({"inputs": ["1"], "outputs": ["1"], "fn_name": "a b"})},
+            "input_output.fn_name",
+        ),
+        ({"input_output": json.dumps({"inputs": [None], "outputs": ["1"]})}, "input_output.inputs[0]"),
+        ({"private_test_cases": "%%%"}, "private_test_cases"),
+        (
+            {"public_test_cases": json.dumps([{"input": "1", "output": "1", "testtype": "functional"}])},
+            "metadata.func_name",
+        ),
+        ({"question": "no tests"}, "input_output"),
+        (
+            {"input_output": json.dumps({"inputs": ["[1]\nnope"], "outputs": ["1"], "fn_name": "f"})},
+            "input_output.inputs[0]",
+        ),
+        (
+            {"input_output": json.dumps({"inputs": ["[1]"], "outputs": ["Yes"], "fn_name": "f"})},
+            "input_output.outputs[0]",
+        ),
+    ],
+)
+def test_malformed_problems_name_the_field(record, field):
+    with pytest.raises(ProblemFormatError) as info:
+        parse_problem(record)
+    assert info.value.field == field
