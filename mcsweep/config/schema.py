@@ -257,6 +257,7 @@ class TrainConfig:
     eval_temperature: float = 0.8
     eval_at_start: bool = True
     save_every: int = 10
+    keep_checkpoints: int | None = None
     completions_every: int = 5
 
     def __post_init__(self) -> None:
@@ -266,6 +267,8 @@ class TrainConfig:
         check(self.eval_samples >= 1, "train.eval_samples", f"must be >= 1 (got {self.eval_samples})")
         check(self.eval_temperature > 0, "train.eval_temperature", f"must be > 0 (got {self.eval_temperature})")
         check(self.save_every >= 1, "train.save_every", f"must be >= 1 (got {self.save_every})")
+        check(self.keep_checkpoints is None or self.keep_checkpoints >= 1, "train.keep_checkpoints",
+              f"must be >= 1, or null to keep all (got {self.keep_checkpoints})")
 
 
 @dataclass

@@ -7,7 +7,10 @@ trainer's metric buffer, then TRL's `log` averages the buffer, then `on_log` wri
 from __future__ import annotations
 
 import logging
+import resource
 import time
+
+import torch
 
 from transformers import TrainerCallback
 
@@ -56,8 +59,15 @@ class ScheduleCallback(BoundCallback):
             self.trainer.set_max_completion_length(self.extend_to)
 
 
+def peak_memory_gb() -> float:
+    """Peak GPU memory allocated by torch; on CPU, the process's peak resident set."""
+    if torch.cuda.is_available():
+        return torch.cuda.max_memory_allocated() / 2**30
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
 class PhaseTimer(BoundCallback):
-    """Seconds per optimizer step split into generation, reward and update."""
+    """Seconds per optimizer step split into generation, reward and update, and peak memory."""
 
     def on_step_begin(self, args, state, control, **kwargs):
         t = self.trainer
@@ -75,6 +85,7 @@ class PhaseTimer(BoundCallback):
             "time/reward_s": t.execution_reward.total_seconds - reward0,
             "time/update_s": step_s - score_s,
             "rollout/updates_per_rollout": args.steps_per_generation,
+            "memory/max_allocated_gb": peak_memory_gb(),
         })
         self.push(t.execution_reward.shadow_metrics())
 

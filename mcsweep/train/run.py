@@ -90,7 +90,8 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         max_completion_length=cfg.context.max_completion_length, temperature=temperature, top_p=1.0, top_k=0,
         beta=k.beta, epsilon=k.epsilon, epsilon_high=k.epsilon_high, loss_type=cfg.algo.loss_type,
         scale_rewards=cfg.algo.scale_rewards, mask_truncated_completions=False,
-        logging_steps=1, save_strategy="steps", save_steps=cfg.train.save_every, save_total_limit=2,
+        logging_steps=1, save_strategy="steps", save_steps=cfg.train.save_every,
+        save_total_limit=cfg.train.keep_checkpoints,
         report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
         bf16=False, use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
         dataloader_num_workers=0, log_completions=False, disable_tqdm=False,
@@ -178,7 +179,7 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
         store.truncate_after(int(ckpt.name.split("-")[-1]))
     OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
     store.update_card(**run_card(cfg, run_id))
-    wandb_run = start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg))
+    wandb_run = start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
     evaluator = Evaluator(comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers,
                           timeout_s=cfg.evaluator.timeout_s, shadow_comparators=tuple(cfg.evaluator.shadow))
     try:

@@ -29,7 +29,7 @@ def _mode(requested: str) -> str:
     return "online" if wandb.api.api_key else "offline"
 
 
-def start_wandb(cfg: RunConfig, run_id: str, run_dir: Path, config_dict: dict):
+def start_wandb(cfg: RunConfig, run_id: str, run_dir: Path, config_dict: dict, card: dict):
     """Start (or resume) the W&B run; TRL's W&B callback then logs into it. None when disabled."""
     if not cfg.tracker.wandb or cfg.tracker.mode == "disabled":
         os.environ["WANDB_DISABLED"] = "true"
@@ -41,6 +41,6 @@ def start_wandb(cfg: RunConfig, run_id: str, run_dir: Path, config_dict: dict):
     flat = {f"axis/{k}": v for k, v in axis_options(cfg).items()} | {"algo": cfg.algo.name, "seed": cfg.seed}
     return wandb.init(
         project=cfg.tracker.project, entity=cfg.tracker.entity, id=run_id, name=run_id, group=cfg.sweep_name,
-        dir=str(run_dir), mode=mode, resume="allow", config={**config_dict, **flat},
+        dir=str(run_dir), mode=mode, resume="allow", config={**config_dict, **flat, "run_card": card},
         settings=wandb.Settings(silent=True, console="off"),
     )

@@ -52,7 +52,6 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self.execution_reward = reward
         self.mask_settings = mask
         self.rollout_log = RolloutLog()
-        self.rollout_index = 0
         self.phase_seconds = {"generation": 0.0, "score": 0.0}
 
     def set_temperature(self, value: float) -> None:
@@ -92,9 +91,12 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         if self.model.training:
             output["advantages"] = self._mask_advantages(output["advantages"])
             self._log_diversity()
-            self.rollout_index += 1
         self.phase_seconds["score"] += time.perf_counter() - start
         return output
+
+    def rollout_index(self) -> int:
+        """Which rollout this is, from the step counter, so a resumed run continues the same draws."""
+        return self.state.global_step // self.args.steps_per_generation
 
     def _mask_advantages(self, advantages: torch.Tensor) -> torch.Tensor:
         s, record = self.mask_settings, self.execution_reward.last
@@ -102,7 +104,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         decision = truncation_mask.decide(
             ids, record.verdicts, record.rewards, mode=s.mode, rho=s.rho, non_incorrect=s.non_incorrect,
             repeat_window=s.repeat_window, stop_ids=[*self.eos_token_ids, self._tokenizer.pad_token_id],
-            draws=truncation_mask.mask_draws(s.seed, self.rollout_index, len(ids)),
+            draws=truncation_mask.mask_draws(s.seed, self.rollout_index(), len(ids)),
         )
         masked = truncation_mask.apply(advantages, decision)
         self.rollout_log.advantages_before, self.rollout_log.advantages_after = advantages.clone(), masked

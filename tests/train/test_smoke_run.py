@@ -41,3 +41,17 @@ def test_finished_run_is_not_rerun(tiny_run):
     mtime = (RunStore(first["run_dir"]).path / "metrics.jsonl").stat().st_mtime
     assert train(cfg, raw)["run_dir"] == first["run_dir"]
     assert (RunStore(first["run_dir"]).path / "metrics.jsonl").stat().st_mtime == mtime
+
+
+def test_temperature_eval_over_checkpoints_resumes(tiny_run):
+    from mcsweep.train.temperature_eval import evaluate_at_temperatures
+
+    cfg, raw = tiny_run(["train.steps=2", "train.eval_every=100", "train.eval_at_start=false", "train.save_every=1",
+                         "context.max_completion_length=16", "context.eval_lengths=[16]", "context.repeat_window=4"])
+    run_dir = RunStore(train(cfg, raw)["run_dir"]).path
+    assert evaluate_at_temperatures(run_dir, [0.5, 2.0], steps=[0, 2], samples=2) == 4
+    assert evaluate_at_temperatures(run_dir, [0.5, 2.0], steps=[0, 2], samples=2) == 0
+    rows = pd.read_json(run_dir / "eval_samples.jsonl", lines=True)
+    extra = rows[rows["temperature"].isin([0.5, 2.0])]
+    assert sorted(extra.groupby(["step", "temperature"]).size().index) == [(0, 0.5), (0, 2.0), (2, 0.5), (2, 2.0)]
+    assert (extra.groupby(["step", "temperature"]).size() == 4 * 2).all()  # 4 problems x 2 samples

@@ -1,0 +1,28 @@
+"""CLI: ``python -m mcsweep.analysis report RUNS... --out reports/<name>/``."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from mcsweep.analysis.report import report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mcsweep.analysis", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    rep = sub.add_parser("report", help="verdicts on the 34 insights, figures, Table 1 and pass@k as Markdown")
+    rep.add_argument("runs", nargs="+", help="run folders, run roots, or wandb:ENTITY/PROJECT[/GROUP]")
+    rep.add_argument("--out", type=Path, required=True, help="output folder (report.md, figures/)")
+    rep.add_argument("--title", default="mcsweep report")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    path = report(args.runs, args.out, args.title)
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

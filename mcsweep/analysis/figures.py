@@ -1,0 +1,267 @@
+"""The study's figures (1, 6_4, 7_2, 8_2, 9_2, 10_2, 11_2, 12_2, 13), redrawn from loaded runs.
+
+Each figure function takes the tidy frame (and stored samples) and returns a matplotlib figure, or
+None with the reason when its sweep is missing. Series are seed means per step: raw faded,
+smoothed solid, maxima dashed (``style``). Titles carry the data source and seed count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from mcsweep.analysis import arms as ar
+from mcsweep.analysis import style
+from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD
+from mcsweep.analysis.samples import temperature_table
+
+LABELS = {
+    ACC: "test pass@1 (Acc)",
+    ACC_EXT: "test pass@1, extended length",
+    REWARD: "critic reward",
+    LENGTH: "response length",
+    DIVERSITY: "diversity",
+}
+MEMORY = "memory/max_allocated_gb"
+PHASES = (("time/generation_s", "inference"), ("time/reward_s", "reward"), ("time/update_s", "update"))
+
+
+def _order(groups: list[str]) -> list[str]:
+    """Numbers first in increasing order, then the rest alphabetically."""
+    nums = [a for _, a in ar.fixed(groups)]
+    return nums + sorted(g for g in groups if g not in nums)
+
+
+def arm_panel(
+    ax: Axes,
+    frame: pd.DataFrame,
+    metric: str,
+    by: str,
+    arms_: list[str] | None = None,
+    x_scale: Callable[[str], float] | None = None,
+    xlabel: str = "training step",
+) -> None:
+    """One series per arm: the seed-mean of ``metric`` against step (times ``x_scale(arm)``)."""
+    sub = frame[frame["metric"] == metric]
+    present = [str(a) for a in sub[by].dropna().unique()]
+    for i, arm in enumerate(a for a in (arms_ or _order(present)) if a in present):
+        m = sub[sub[by].astype(str) == arm].groupby("step")["value"].mean().sort_index()
+        x = m.index.to_numpy() * (x_scale(arm) if x_scale else 1.0)
+        style.series(ax, x, m.to_numpy(), arm, style.PALETTE[i % len(style.PALETTE)])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(LABELS.get(metric, metric))
+
+
+def _sweep_figure(
+    frame: pd.DataFrame,
+    sweep: str,
+    title: str,
+    metrics: tuple[str, ...],
+    by: str | None = None,
+    x_scale: Callable[[str], float] | None = None,
+    xlabel: str = "training step",
+) -> Figure | None:
+    sub = frame[frame["sweep"] == sweep]
+    if sub.empty:
+        return None
+    fig, axes = style.figure(len(metrics), title, style.source_label(sub))
+    for ax, metric in zip(axes, metrics, strict=True):
+        arm_panel(ax, sub, metric, by or sweep, x_scale=x_scale, xlabel=xlabel)
+    return fig
+
+
+def fig_1(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    """Base models compared (one series per world) on the seeds sweep: Acc, reward, length, length density."""
+    sub = frame[frame["sweep"] == "seeds"]
+    if sub.empty:
+        return None
+    fig, axes = style.figure(4, "Fig. 1: base models under the same recipe", style.source_label(sub))
+    for ax, metric in zip(axes, (ACC, REWARD, LENGTH), strict=False):
+        arm_panel(ax, sub, metric, "world")
+    s = samples[samples["run_id"].isin(set(sub["run_id"]))] if not samples.empty else samples
+    if s.empty:
+        axes[3].text(0.5, 0.5, "no stored samples", ha="center", transform=axes[3].transAxes)
+    else:
+        last = s[s["step"] == s.groupby("run_id")["step"].transform("max")]
+        sns.kdeplot(data=last, x="length", hue="world", ax=axes[3], fill=True, common_norm=False)
+    axes[3].set_xlabel("response length (final checkpoint samples)")
+    return fig
+
+
+def _cumulative_time(g: pd.DataFrame) -> pd.DataFrame:
+    wide = g.pivot_table(index="step", columns="metric", values="value")
+    phases = wide.reindex(columns=[p for p, _ in PHASES]).fillna(0.0)
+    wide["t_end"] = phases.sum(axis=1).cumsum()
+    wide["t_start"] = wide["t_end"] - phases.sum(axis=1)
+    return wide.join(phases, rsuffix="_phase")
+
+
+def _memory_panel(ax: Axes, sub: pd.DataFrame) -> None:
+    """GPU memory against wall time, with one run's inference / reward / update phases shaded."""
+    if MEMORY not in set(sub["metric"]):
+        ax.text(0.5, 0.9, f"no {MEMORY} in these runs", ha="center", transform=ax.transAxes, fontsize=7)
+    for i, (arm, g) in enumerate(sub.groupby("evaluator")):
+        first = g[g["run_id"] == sorted(g["run_id"].unique())[0]]
+        wide = _cumulative_time(first)
+        if MEMORY in wide:
+            ax.plot(wide["t_end"], wide[MEMORY], color=style.PALETTE[i], label=str(arm))
+        if i == 0:
+            _shade(ax, wide)
+    ax.set_xlabel("wall time (s)")
+    ax.set_ylabel("max memory allocated (GB)")
+
+
+def _shade(ax: Axes, wide: pd.DataFrame) -> None:
+    """Each step's inference, reward and update phases as consecutive shaded spans along wall time."""
+    start = wide["t_start"].to_numpy()
+    for (metric, name), color in zip(PHASES, sns.color_palette("pastel", 3), strict=True):
+        dur = wide[metric].to_numpy() if metric in wide else np.zeros(len(wide))
+        ax.broken_barh(
+            list(zip(start, dur, strict=True)),
+            (0, 1),
+            transform=ax.get_xaxis_transform(),
+            color=color,
+            alpha=0.4,
+            label=name,
+        )
+        start = start + dur
+
+
+def fig_6_4(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    sub = frame[frame["sweep"] == "evaluator"]
+    if sub.empty:
+        return None
+    fig, axes = style.figure(3, "Fig. 6_4: robust vs LiveCodeBench evaluator", style.source_label(sub))
+    arm_panel(axes[0], sub, ACC, "evaluator")
+    arm_panel(axes[1], sub, REWARD, "evaluator")
+    _memory_panel(axes[2], sub)
+    return fig
+
+
+def _temperature_panels(axes: list[Axes], frame: pd.DataFrame, samples: pd.DataFrame) -> None:
+    table = (
+        temperature_table(samples[samples["run_id"].isin(set(frame["run_id"]))])
+        if not samples.empty
+        else temperature_table(samples)
+    )
+    for ax, col in zip(axes, ("pass@1", "diversity"), strict=True):
+        for i, (step, g) in enumerate(table.groupby("step")):
+            m = g.groupby("eval_temperature")[col].mean()
+            style.series(ax, m.index.to_numpy(), m.to_numpy(), f"step {step}", style.PALETTE[i % 8], ref_max=False)
+        ax.set_xlabel("evaluation temperature")
+        ax.set_ylabel(col if table.size else f"{col} (no evaluate-at-temperatures samples)")
+
+
+def fig_7_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    sub = frame[frame["sweep"] == "temperature"]
+    if sub.empty:
+        return None
+    fig, axes = style.figure(3, "Fig. 7_2: temperature", style.source_label(sub), nrows=2)
+    _temperature_panels(axes[:2], sub, samples)
+    present = [str(a) for a in sub["temperature"].dropna().unique()]
+    fixed = [a for _, a in ar.fixed(present)]
+    staged = [a for a in present if a not in fixed]
+    arm_panel(axes[2], sub, ACC, "temperature", fixed)
+    arm_panel(axes[3], sub, DIVERSITY, "temperature", fixed)
+    arm_panel(axes[4], sub, ACC, "temperature", staged)
+    arm_panel(axes[5], sub, DIVERSITY, "temperature", staged)
+    for ax, t in zip(axes[2:], ("fixed", "fixed", "staged / ramp", "staged / ramp"), strict=True):
+        ax.set_title(t)
+    return fig
+
+
+def fig_8_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    return _sweep_figure(frame, "data", "Fig. 8_2: training data", (ACC, REWARD, LENGTH))
+
+
+def fig_9_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    return _sweep_figure(frame, "kl_clip", "Fig. 9_2: KL loss vs no KL + clip-high", (ACC, DIVERSITY, LENGTH))
+
+
+def fig_10_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    return _sweep_figure(frame, "context", "Fig. 10_2: maximum response length", (ACC, LENGTH, DIVERSITY))
+
+
+def fig_11_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    sub = frame[frame["sweep"] == "batch"]
+    if sub.empty:
+        return None
+    smallest = min(ar.number(a) or np.inf for a in sub["batch"].dropna().unique())
+    return _sweep_figure(
+        frame,
+        "batch",
+        "Fig. 11_2: train batch (fixed mini-batch)",
+        (ACC, LENGTH, DIVERSITY),
+        x_scale=lambda arm: (ar.number(arm) or smallest) / smallest,
+        xlabel=f"relative data (steps x batch / {smallest:g})",
+    )
+
+
+def fig_12_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    sub = frame[frame["sweep"] == "masking"]
+    if sub.empty:
+        return None
+    present = [str(a) for a in sub["masking"].dropna().unique()]
+    kinds = [a for a in present if ar.find([a], "no_mask") or ar.find([a], "conditional") or ar.find([a], "mask_all")]
+    rates = sorted((a for a in present if a not in kinds), key=lambda a: ar.mask_amount(a) or 0.0)
+    fig, axes = style.figure(3, "Fig. 12_2: truncation mask", style.source_label(sub), nrows=2)
+    for row, group in enumerate((kinds, rates)):
+        for col, metric in enumerate((ACC, LENGTH, DIVERSITY)):
+            arm_panel(axes[3 * row + col], sub, metric, "masking", group)
+    return fig
+
+
+def fig_13(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
+    sub = frame[frame["sweep"] == "table1"].copy()
+    if sub.empty:
+        return None
+    multi = sub["world"].nunique() > 1
+    sub["series"] = sub["algo"].astype(str) + (" (" + sub["world"].astype(str) + ")" if multi else "")
+    fig, axes = style.figure(4, "Fig. 13: GRPO vs DAPO vs MicroCoder-GRPO", style.source_label(sub))
+    for ax, metric in zip(axes, (ACC, ACC_EXT, LENGTH, DIVERSITY), strict=True):
+        arm_panel(ax, sub, metric, "series")
+    return fig
+
+
+FIGURES: dict[str, Callable[[pd.DataFrame, pd.DataFrame], Figure | None]] = {
+    "1": fig_1,
+    "6_4": fig_6_4,
+    "7_2": fig_7_2,
+    "8_2": fig_8_2,
+    "9_2": fig_9_2,
+    "10_2": fig_10_2,
+    "11_2": fig_11_2,
+    "12_2": fig_12_2,
+    "13": fig_13,
+}
+SWEEP_OF_FIGURE = {
+    "1": "seeds",
+    "6_4": "evaluator",
+    "7_2": "temperature",
+    "8_2": "data",
+    "9_2": "kl_clip",
+    "10_2": "context",
+    "11_2": "batch",
+    "12_2": "masking",
+    "13": "table1",
+}
+
+
+def draw(fig_id: str, frame: pd.DataFrame, samples: pd.DataFrame | None = None) -> Figure | None:
+    """The figure ``fig_id`` ('1', '6_4', ...) from the runs, or None when its sweep is missing."""
+    return FIGURES[fig_id](frame, samples if samples is not None else pd.DataFrame())
+
+
+def draw_all(frame: pd.DataFrame, samples: pd.DataFrame | None, out_dir: Path) -> dict[str, list[Path]]:
+    """Write each figure whose sweep is present as PNG + PDF in ``out_dir``; id -> paths ([] if missing)."""
+    written = {}
+    for fig_id in FIGURES:
+        fig = draw(fig_id, frame, samples)
+        written[fig_id] = style.finish(fig, fig.axes, out_dir, f"fig_{fig_id}") if fig is not None else []
+    return written

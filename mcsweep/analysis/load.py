@@ -1,0 +1,319 @@
+"""Load runs into one tidy frame, from the run store (docs/ARCHITECTURE.md) or from W&B.
+
+Every run found is listed in the load report, with what was missing or partial, so a report
+built on the frame can say which runs it stands on. Nothing is dropped without an entry there.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from mcsweep.analysis import names
+from mcsweep.analysis.arms import describe
+
+log = logging.getLogger(__name__)
+
+AXES: tuple[str, ...] = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
+RUN_COLUMNS: tuple[str, ...] = ("run_id", "sweep", "world", "algo", "seed", "status", "simulated", *AXES)
+TIDY_COLUMNS: tuple[str, ...] = (*RUN_COLUMNS, "file", "max_length", "step", "metric", "value")
+SAMPLE_FIELDS: tuple[str, ...] = (
+    "step",
+    "max_length",
+    "temperature",
+    "problem_id",
+    "difficulty",
+    "format",
+    "sample",
+    "passed",
+    "verdict",
+    "length",
+    "truncated",
+)
+_EVAL_KEYS = {"step", "max_length", "temperature"}
+_SAMPLE_RENAME = {"temperature": "eval_temperature"}
+"""A sample's sampling temperature is renamed so it cannot clash with the ``temperature`` axis column."""
+SAMPLE_COLUMNS: tuple[str, ...] = tuple(_SAMPLE_RENAME.get(f, f) for f in SAMPLE_FIELDS)
+_WANDB_STATUS = {
+    "finished": "finished",
+    "running": "running",
+    "crashed": "failed",
+    "failed": "failed",
+    "killed": "failed",
+}
+
+
+@dataclass
+class RunIssue:
+    """One thing wrong with one run (or source): kept, and said, never hidden."""
+
+    run_id: str
+    where: str
+    problem: str
+
+
+@dataclass
+class LoadReport:
+    """What the loader found: every run (with its row count) and every issue."""
+
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    issues: list[RunIssue] = field(default_factory=list)
+    unknown_metrics: set[str] = field(default_factory=set)
+
+    def add(self, run_id: str, where: str, problem: str) -> None:
+        self.issues.append(RunIssue(run_id, where, problem))
+        log.warning("%s (%s): %s", run_id, where, problem)
+
+    def partial_runs(self) -> list[str]:
+        """Runs that did not finish (running, failed) or that lack metrics."""
+        return sorted({r["run_id"] for r in self.runs if r["status"] != "finished" or r["n_rows"] == 0})
+
+
+def load(*sources: str | Path, api: Any = None) -> pd.DataFrame:
+    """Tidy frame (``TIDY_COLUMNS``) of every metric of every run under ``sources``.
+
+    A source is a run folder, any folder above run folders, or ``wandb:ENTITY/PROJECT[/GROUP]``
+    (read through ``wandb.Api()``, or ``api`` when given). The load report is in
+    ``frame.attrs["load_report"]`` (see ``load_report``).
+    """
+    report = LoadReport()
+    frames = [_load_source(src, report, api) for src in sources]
+    frames = [f for f in frames if not f.empty]
+    frame = pd.concat(frames, ignore_index=True) if frames else _empty(TIDY_COLUMNS)
+    frame = frame.reindex(columns=list(TIDY_COLUMNS))
+    frame.attrs["load_report"] = report
+    return frame
+
+
+def load_report(frame: pd.DataFrame) -> LoadReport:
+    """The report ``load`` attached to ``frame`` (an empty one if the frame did not come from it)."""
+    return frame.attrs.get("load_report", LoadReport())
+
+
+def load_samples(*sources: str | Path) -> pd.DataFrame:
+    """One row per stored evaluation sample (``eval_samples.jsonl``) with its run's columns.
+
+    The sample's ``temperature`` field becomes ``eval_temperature`` (``temperature`` is the sweep
+    axis). Only the run store holds samples; a W&B source is reported, not read.
+    """
+    report = LoadReport()
+    frames = []
+    for src in sources:
+        if str(src).startswith("wandb:"):
+            report.add(str(src), "eval_samples.jsonl", "W&B runs carry no stored samples")
+            continue
+        for run_dir in _run_dirs(Path(src), report):
+            card = _read_card(run_dir, report)
+            rows, _ = _read_jsonl(run_dir / "eval_samples.jsonl", card["run_id"], report)
+            report.runs.append({**_run_columns(card), "n_rows": len(rows)})
+            if rows:
+                frames.append(pd.DataFrame(rows).rename(columns=_SAMPLE_RENAME).assign(**_run_columns(card)))
+    frame = pd.concat(frames, ignore_index=True) if frames else _empty((*RUN_COLUMNS, *SAMPLE_COLUMNS))
+    frame.attrs["load_report"] = report
+    return frame
+
+
+def _empty(columns: Iterable[str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+
+
+def _load_source(src: str | Path, report: LoadReport, api: Any) -> pd.DataFrame:
+    if str(src).startswith("wandb:"):
+        return _load_wandb(str(src).removeprefix("wandb:"), report, api)
+    frames = [_load_run_dir(d, report) for d in _run_dirs(Path(src), report)]
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else _empty(TIDY_COLUMNS)
+
+
+def _run_dirs(root: Path, report: LoadReport) -> list[Path]:
+    """Folders holding a run_card.json or a metrics.jsonl, outside checkpoints."""
+    if not root.exists():
+        report.add(str(root), str(root), "source does not exist")
+        return []
+    found = {p.parent for pat in ("run_card.json", "metrics.jsonl") for p in root.rglob(pat)}
+    dirs = sorted(d for d in found if "checkpoints" not in d.relative_to(root).parts)
+    if not dirs:
+        report.add(str(root), str(root), "no run folders (run_card.json or metrics.jsonl) found")
+    return dirs
+
+
+def _read_card(run_dir: Path, report: LoadReport) -> dict[str, Any]:
+    path = run_dir / "run_card.json"
+    try:
+        card = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        report.add(
+            run_dir.name,
+            str(path),
+            f"run_card.json unreadable ({exc.__class__.__name__}); run id and sweep taken from folder names",
+        )
+        card = {"run_id": run_dir.name, "sweep": run_dir.parent.name, "status": "unknown"}
+    card.setdefault("run_id", run_dir.name)
+    card.setdefault("sweep", run_dir.parent.name)
+    card["config"] = _read_config(run_dir / "config.yaml", card["run_id"], report)
+    return card
+
+
+def _read_config(path: Path, run_id: str, report: LoadReport) -> dict[str, Any]:
+    """The resolved Hydra config (for arm values); absent or unreadable is reported, not fatal."""
+    if not path.exists():
+        return {}
+    try:
+        config = yaml.safe_load(path.read_text())
+    except yaml.YAMLError:
+        report.add(run_id, str(path), "config.yaml unreadable; axis values kept as option names")
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def _run_columns(card: dict[str, Any]) -> dict[str, Any]:
+    """Run-level columns; axis columns hold the arm as ``arms.describe`` reads it from the config."""
+    axes, config = card.get("axes") or {}, card.get("config") or {}
+    cols = {k: card.get(k) for k in ("run_id", "sweep", "world", "algo", "seed", "status")}
+    cols["simulated"] = bool(card.get("simulated", False))
+    cols.update({a: None if axes.get(a) is None else describe(a, str(axes[a]), config.get(a)) for a in AXES})
+    return cols
+
+
+def _read_jsonl(path: Path, run_id: str, report: LoadReport) -> tuple[list[dict[str, Any]], bool]:
+    """Rows of a JSONL file; unreadable lines are reported. The flag says whether the file exists."""
+    if not path.exists():
+        return [], False
+    rows = []
+    for i, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            report.add(run_id, str(path), f"line {i} is not JSON (skipped)")
+    return rows, True
+
+
+def _load_run_dir(run_dir: Path, report: LoadReport) -> pd.DataFrame:
+    card = _read_card(run_dir, report)
+    rid = card["run_id"]
+    metrics, has_metrics = _read_jsonl(run_dir / "metrics.jsonl", rid, report)
+    evals, has_evals = _read_jsonl(run_dir / "evals.jsonl", rid, report)
+    if not has_metrics:
+        report.add(rid, str(run_dir), "metrics.jsonl missing")
+    if not has_evals:
+        report.add(rid, str(run_dir), "evals.jsonl missing")
+    frame = pd.concat([_tidy(metrics, "metrics", rid, report), _tidy_evals(evals, rid, report)], ignore_index=True)
+    _register(card, frame, report, str(run_dir))
+    return frame.assign(**_run_columns(card)) if not frame.empty else frame
+
+
+def _register(card: dict[str, Any], frame: pd.DataFrame, report: LoadReport, where: str) -> None:
+    status = card.get("status", "unknown")
+    if status != "finished":
+        report.add(card["run_id"], where, f"status is {status!r}: partial run, kept and marked")
+    steps = frame.loc[frame["file"] == "metrics", "step"] if not frame.empty else pd.Series(dtype=float)
+    report.runs.append(
+        {
+            **_run_columns(card),
+            "n_rows": len(frame),
+            "last_step": None if steps.empty else int(steps.max()),
+            "where": where,
+        }
+    )
+    if not frame.empty:
+        report.unknown_metrics |= {m for m in frame["metric"].unique() if not names.is_known(m)}
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _step_of(row: dict[str, Any]) -> Any:
+    return next((row[k] for k in names.STEP_KEYS if _numeric(row.get(k))), None)
+
+
+def _tidy(rows: list[dict[str, Any]], file: str, rid: str, report: LoadReport) -> pd.DataFrame:
+    """Long rows (step, metric, value) from per-step dict rows, names made canonical."""
+    out, stepless = [], 0
+    for row in rows:
+        step = _step_of(row)
+        if step is None:
+            stepless += 1
+            continue
+        out += [
+            (int(step), names.canonical(k), float(v))
+            for k, v in row.items()
+            if _numeric(v) and not names.is_bookkeeping(k)
+        ]
+    if stepless:
+        report.add(rid, file, f"{stepless} rows without a trainer step (skipped)")
+    frame = pd.DataFrame(out, columns=["step", "metric", "value"])
+    return frame.assign(file=file, max_length=float("nan"))
+
+
+def _tidy_evals(rows: list[dict[str, Any]], rid: str, report: LoadReport) -> pd.DataFrame:
+    """evals.jsonl rows as ``evals/<field>`` metrics, keeping the evaluation's max_length."""
+    out = [
+        (int(r["step"]), float(r.get("max_length", float("nan"))), f"evals/{k}", float(v))
+        for r in rows
+        if _numeric(r.get("step")) and "temperature" not in r
+        for k, v in r.items()
+        if k not in _EVAL_KEYS and _numeric(v)
+    ]
+    return pd.DataFrame(out, columns=["step", "max_length", "metric", "value"]).assign(file="evals")
+
+
+def _iter_wandb_runs(spec: str, api: Any) -> Iterator[Any]:
+    parts = spec.strip("/").split("/")
+    if len(parts) not in (2, 3):
+        raise ValueError(f"W&B source must be wandb:ENTITY/PROJECT[/GROUP], got wandb:{spec}")
+    if api is None:
+        import wandb
+
+        api = wandb.Api()
+    filters = {"group": parts[2]} if len(parts) == 3 else None
+    yield from api.runs("/".join(parts[:2]), filters=filters, lazy=False)
+
+
+def _card_from_wandb(run: Any) -> dict[str, Any]:
+    """A run card from a W&B run's config: a ``run_card`` entry, or mcsweep's flat ``axis/<name>`` keys
+    (group = sweep), or top-level card keys."""
+    config = dict(run.config or {})
+    card = dict(config.get("run_card") or config)
+    flat_axes = {k.removeprefix("axis/"): v for k, v in config.items() if k.startswith("axis/")}
+    card["axes"] = card.get("axes") or flat_axes
+    card["run_id"] = card.get("run_id") or run.id
+    card["sweep"] = card.get("sweep") or run.group or "single"
+    card["status"] = _WANDB_STATUS.get(run.state, run.state)
+    card["config"] = config
+    card.setdefault("world", _world_of(config))
+    return card
+
+
+def _world_of(config: dict[str, Any]) -> str | None:
+    model = config.get("model") if isinstance(config.get("model"), dict) else {}
+    return "micro" if model.get("kind") == "micro" else model.get("path")
+
+
+def _load_wandb(spec: str, report: LoadReport, api: Any) -> pd.DataFrame:
+    frames = []
+    for run in _iter_wandb_runs(spec, api):
+        card = _card_from_wandb(run)
+        rows = list(run.scan_history())
+        if rows and all(_step_of(r) is None for r in rows):
+            report.add(card["run_id"], f"wandb:{spec}", "no trainer step key; using W&B _step")
+            rows = [{**r, "step": r.get("_step")} for r in rows]
+        frame = _tidy(rows, "metrics", card["run_id"], report)
+        if frame.empty:
+            report.add(card["run_id"], f"wandb:{spec}", "history is empty")
+        _register(card, frame, report, f"wandb:{spec}/{run.id}")
+        frames.append(frame.assign(**_run_columns(card)) if not frame.empty else frame)
+    if not frames:
+        report.add(spec, f"wandb:{spec}", "no runs found")
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else _empty(TIDY_COLUMNS)

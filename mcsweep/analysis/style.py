@@ -1,0 +1,90 @@
+"""The one plot style: raw series faded, smoothed series solid, reference maxima dashed.
+
+Every figure goes through ``series`` and ``finish`` so the study's look and the data-source label
+(micro world or model, seeds, SIMULATED) are the same everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+RAW_ALPHA = 0.25
+SMOOTH_WINDOW = 5
+PALETTE = sns.color_palette("colorblind", 8)
+
+
+def apply() -> None:
+    """Set the shared seaborn/matplotlib theme."""
+    sns.set_theme(context="paper", style="whitegrid", palette=PALETTE, font_scale=1.0)
+    plt.rcParams.update(
+        {
+            "figure.dpi": 110,
+            "savefig.dpi": 150,
+            "legend.fontsize": 7,
+            "axes.titlesize": 9,
+            "axes.labelsize": 8,
+        }
+    )
+
+
+def smooth(y: np.ndarray, window: int = SMOOTH_WINDOW) -> np.ndarray:
+    """Centred rolling mean, shrinking at the ends, so the smoothed line spans the raw one."""
+    return pd.Series(y).rolling(window, center=True, min_periods=1).mean().to_numpy()
+
+
+def series(
+    ax: plt.Axes, x: np.ndarray, y: np.ndarray, label: str, color: tuple[float, ...], ref_max: bool = True
+) -> None:
+    """Raw faded, smoothed solid, and (optionally) its maximum as a dashed horizontal line."""
+    if len(x) == 0:
+        return
+    ax.plot(x, y, color=color, alpha=RAW_ALPHA, linewidth=0.8)
+    ys = smooth(y)
+    ax.plot(x, ys, color=color, linewidth=1.6, label=label)
+    if ref_max:
+        ax.axhline(float(np.nanmax(ys)), color=color, linestyle="--", linewidth=0.8, alpha=0.8)
+
+
+def source_label(runs: pd.DataFrame) -> str:
+    """'SIMULATED · micro world · 2 seeds (4 runs)' from the run columns of a tidy frame."""
+    if runs.empty:
+        return "no runs"
+    per_run = runs.drop_duplicates("run_id")
+    worlds = sorted({"micro world" if w == "micro" else str(w) for w in per_run["world"].fillna("unknown")})
+    seeds = per_run["seed"].nunique()
+    parts = ["SIMULATED"] if per_run["simulated"].fillna(False).astype(bool).any() else []
+    parts += [", ".join(worlds), f"{seeds} seed{'s' if seeds != 1 else ''} ({len(per_run)} runs)"]
+    return " · ".join(parts)
+
+
+def figure(n_panels: int, title: str, source: str, nrows: int = 1) -> tuple[plt.Figure, list[plt.Axes]]:
+    """A grid of panels (``n_panels`` per row) with the figure's title and data-source label."""
+    apply()
+    fig, axes = plt.subplots(nrows, n_panels, figsize=(3.2 * n_panels, 2.7 * nrows + 0.5), squeeze=False)
+    fig.suptitle(f"{title}\n{source}", fontsize=9)
+    return fig, list(axes.flat)
+
+
+def finish(fig: plt.Figure, axes: Sequence[plt.Axes], out_dir: Path | None, stem: str) -> list[Path]:
+    """Legends, layout, and PNG + PDF files (when ``out_dir`` is given); returns the paths written."""
+    for ax in axes:
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(frameon=False)
+    fig.tight_layout()
+    if out_dir is None:
+        return []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / f"{stem}.{ext}" for ext in ("png", "pdf")]
+    for p in paths:
+        fig.savefig(p)
+    plt.close(fig)
+    return paths

@@ -1,0 +1,140 @@
+"""Verdicts and the context a check reads: one sweep's runs, arm summaries, noise-aware comparisons."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from mcsweep.analysis import criteria as cr
+
+HOLDS, CONTRADICTED, INCONCLUSIVE, DEFINITION = "holds", "contradicted", "inconclusive", "definition"
+NO_NOISE = "fewer than 2 seeds per arm and no seeds sweep to estimate noise"
+SHORT = {
+    cr.ACC: "acc",
+    cr.ACC_EXT: "acc_ext",
+    cr.REWARD: "reward",
+    cr.LENGTH: "length",
+    cr.DIVERSITY: "diversity",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A check's outcome, the reason in words, and the numbers it compared."""
+
+    status: str
+    reason: str
+    numbers: dict[str, float | str] = field(default_factory=dict)
+
+
+def inconclusive(reason: str, numbers: dict[str, float] | None = None) -> Verdict:
+    return Verdict(INCONCLUSIVE, reason, numbers or {})
+
+
+def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None) -> Verdict:
+    """All parts beyond noise in the claimed direction -> holds; any reversed -> contradicted."""
+    nums = dict(numbers or {})
+    for name, c in parts.items():
+        nums.update(c.numbers(name))
+    if not parts or any(c.sign is None for c in parts.values()):
+        return inconclusive(NO_NOISE, nums)
+    reversed_ = [n for n, c in parts.items() if c.sign == -1]
+    if reversed_:
+        return Verdict(CONTRADICTED, "opposite of the claim beyond noise: " + ", ".join(reversed_), nums)
+    weak = [n for n, c in parts.items() if c.sign == 0]
+    if weak:
+        return inconclusive("difference within noise: " + ", ".join(weak), nums)
+    return Verdict(HOLDS, "every part beyond noise in the claimed direction: " + ", ".join(parts), nums)
+
+
+def all_or_none(flags: dict[str, bool], what: str, numbers: dict[str, float]) -> Verdict:
+    """Per-run threshold criteria: every run meets it -> holds, none -> contradicted, else seeds disagree."""
+    if not flags:
+        return inconclusive("no runs with the metric", numbers)
+    hits = sum(flags.values())
+    numbers = {**numbers, f"runs {what}": hits, "runs": len(flags)}
+    if hits == len(flags):
+        return Verdict(HOLDS, f"{what} in all {len(flags)} runs", numbers)
+    if hits == 0:
+        return Verdict(CONTRADICTED, f"{what} in none of {len(flags)} runs", numbers)
+    return inconclusive(f"seeds disagree: {what} in {hits} of {len(flags)} runs", numbers)
+
+
+class Store:
+    """The frame split once by sweep, with per-(sweep, metric) series cached: checks read it many times."""
+
+    def __init__(self, full: pd.DataFrame, samples: pd.DataFrame | None = None) -> None:
+        self.full = full
+        self.samples = samples if samples is not None else pd.DataFrame()
+        self.by_sweep = {str(k): g for k, g in full.groupby("sweep")} if not full.empty else {}
+        self._series: dict[tuple[str, str], dict[str, pd.Series]] = {}
+        self._sd: dict[tuple[str, str], float | None] = {}
+
+    def series(self, sweep: str, metric: str) -> dict[str, pd.Series]:
+        key = (sweep, metric)
+        if key not in self._series:
+            self._series[key] = cr.run_series(self.by_sweep.get(sweep, self.full.iloc[:0]), metric)
+        return self._series[key]
+
+    def seed_sd(self, metric: str, fn: cr.Summary) -> float | None:
+        """SD of ``fn`` across the seeds sweep (repeats of one config); None without 2 such runs."""
+        key = (metric, fn.__name__)
+        if key not in self._sd:
+            vals = [fn(s) for s in self.series("seeds", metric).values() if len(s)]
+            self._sd[key] = float(np.std(vals, ddof=1)) if len(vals) >= 2 else None
+        return self._sd[key]
+
+
+@dataclass
+class Ctx:
+    """What a check sees: its sweep's runs (through the shared store), arm by arm."""
+
+    store: Store
+    sweep: str
+    axis: str
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        return self.store.by_sweep.get(self.sweep, self.store.full.iloc[:0])
+
+    @property
+    def samples(self) -> pd.DataFrame:
+        return self.store.samples
+
+    @cached_property
+    def runs_of(self) -> dict[str, list[str]]:
+        return cr.arm_runs(self.frame, self.axis)
+
+    @property
+    def arms(self) -> list[str]:
+        return list(self.runs_of)
+
+    def series(self, metric: str, arm: str) -> dict[str, pd.Series]:
+        all_ = self.store.series(self.sweep, metric)
+        return {r: all_[r] for r in self.runs_of.get(arm, []) if r in all_}
+
+    def values(self, metric: str, fn: cr.Summary, arm: str) -> np.ndarray:
+        return np.array([fn(s) for s in self.series(metric, arm).values() if len(s)])
+
+    def cmp(self, metric: str, fn: cr.Summary, a: str, b: str, eps: float | None = None) -> cr.Cmp:
+        """Summary ``fn`` of ``metric``: arm a above arm b beyond noise?"""
+        return self.cmp_values(metric, fn, self.values(metric, fn, a), self.values(metric, fn, b), eps)
+
+    def cmp_values(self, metric: str, fn: cr.Summary, a: np.ndarray, b: np.ndarray, eps: float | None = None) -> cr.Cmp:
+        scale = float(np.mean(np.concatenate([a, b]))) if len(a) + len(b) else 0.0
+        eps = cr.min_effect(metric, scale) if eps is None else eps
+        return cr.compare(a, b, eps, self.store.seed_sd(metric, fn))
+
+    def ordered(self, metric: str, fn: cr.Summary, arms: list[str]) -> dict[str, cr.Cmp]:
+        """Parts 'b>a' for consecutive arms: the summary should rise along ``arms``."""
+        return {
+            f"{SHORT.get(metric, metric)}[{b}]>[{a}]": self.cmp(metric, fn, b, a) for a, b in itertools.pairwise(arms)
+        }
+
+    def means(self, metric: str, fn: cr.Summary, arms: list[str]) -> dict[str, float]:
+        label = f"{fn.__name__} {SHORT.get(metric, metric)}"
+        return {f"{label}[{a}]": round(float(np.mean(v)), 4) for a in arms if len(v := self.values(metric, fn, a))}

@@ -1,0 +1,88 @@
+"""Evaluate a run's checkpoints at several sampling temperatures (the temperature-robustness panels).
+
+    python -m mcsweep.train.temperature_eval RUN_DIR [--temperatures 0.6 1.2 ...] [--steps 0 20 ...]
+
+Appends rows to the run's eval_samples.jsonl (with `temperature` and `step` = the checkpoint's
+training step; step 0 is the initial policy) and one summary row per (step, temperature) to
+evals.jsonl-compatible `temperature_evals.jsonl`. Pairs already evaluated are skipped, so an
+interrupted call resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from omegaconf import OmegaConf
+from tqdm import tqdm
+
+from mcsweep.config.validate import validate_config
+from mcsweep.evaluator import Evaluator
+from mcsweep.train.data import test_problems
+from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, summarize
+from mcsweep.train.run import load_policy, policy_spec
+from mcsweep.train.run_store import RunStore
+
+DEFAULT_TEMPERATURES = (0.6, 1.2, 1.8, 2.4, 3.0, 3.6)
+
+
+def checkpoints(store: RunStore, steps: list[int] | None) -> dict[int, Path | None]:
+    """{training step: checkpoint folder}; step 0 (None) is the initial policy."""
+    found = {int(p.name.split("-")[-1]): p for p in store.path.glob("checkpoints/checkpoint-*")}
+    found[0] = None
+    if steps is None:
+        return dict(sorted(found.items()))
+    missing = sorted(set(steps) - set(found))
+    if missing:
+        raise SystemExit(f"no checkpoint for step(s) {missing} in {store.path}; have {sorted(found)}")
+    return {s: found[s] for s in sorted(steps)}
+
+
+def _done(store: RunStore) -> set[tuple[int, float]]:
+    path = store.path / "temperature_evals.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    return {(r["step"], r["temperature"]) for r in rows}
+
+
+def evaluate_at_temperatures(run_dir: Path, temperatures: list[float], steps: list[int] | None,
+                             samples: int | None = None) -> int:
+    """Evaluate each (checkpoint, temperature) pair not yet done; returns how many were run."""
+    store = RunStore(run_dir)
+    cfg = validate_config(OmegaConf.load(run_dir / "config.yaml"))
+    problems = test_problems(cfg.data, policy_spec(cfg).world)
+    model, tokenizer = load_policy(cfg)
+    todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures
+            if (s, t) not in _done(store)]
+    evaluator = Evaluator(comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers,
+                          timeout_s=cfg.evaluator.timeout_s)
+    try:
+        for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
+            policy = model if path is None else type(model).from_pretrained(path)
+            s = EvalSettings(samples or cfg.train.eval_samples, temp, (cfg.context.max_completion_length,),
+                             seed=cfg.seed + step)
+            rows = grade_samples(sample_completions(policy, tokenizer, problems, s), s, tokenizer, evaluator, step)
+            store.append("eval_samples", rows)
+            summary = {**summarize(rows, step, s.lengths[0], s.samples), "temperature": temp}
+            with open(store.path / "temperature_evals.jsonl", "a") as f:
+                f.write(json.dumps(summary) + "\n")
+    finally:
+        evaluator.close()
+    return len(todo)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Evaluate a run's checkpoints at several temperatures.")
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--temperatures", type=float, nargs="+", default=list(DEFAULT_TEMPERATURES))
+    parser.add_argument("--steps", type=int, nargs="+", default=None, help="checkpoint steps (default: all, and 0)")
+    parser.add_argument("--samples", type=int, default=None, help="samples per problem (default: the run's)")
+    args = parser.parse_args(argv)
+    if not (args.run_dir / "config.yaml").exists():
+        raise SystemExit(f"{args.run_dir} is not a run folder (no config.yaml)")
+    n = evaluate_at_temperatures(args.run_dir, args.temperatures, args.steps, args.samples)
+    print(f"evaluated {n} (checkpoint, temperature) pairs in {args.run_dir}")
+
+
+if __name__ == "__main__":
+    main()

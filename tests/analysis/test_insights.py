@@ -1,0 +1,131 @@
+"""Each check on SIMULATED sweeps built to hold its claim and to contradict it (both asserted)."""
+
+from __future__ import annotations
+
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mcsweep.analysis import INSIGHTS, check_all, load, load_samples
+from mcsweep.analysis.insights import BY_ID
+from mcsweep.analysis.verdicts import NO_NOISE
+
+from . import simulate as sim
+
+# insight -> arm overrides (on its sweep's PAPER arms) that make the claim false. SIMULATED.
+CONTRADICT: dict[str, dict[str, dict[str, float]]] = {
+    "E3": {"microcoder": {"rnoise": 0.05}, "livecodebench": {"rnoise": 0.005}},
+    "E4": {"microcoder": {"r0": 0.25, "r1": 0.35}},
+    "E5": {"microcoder": {"ap": 0.37, "p": 1.0}},
+    "E6": {"microcoder": {"p": 1.0}, "livecodebench": {"p": 4.0}},
+    "T1": {"1.2": {"tgrow": -1.0}},
+    "T2": {"1.8": {"d0": 0.40}},
+    "T3": {"1.8": {"de": 0.85}},
+    "T4": {"0.6": {"tp": 1.0}},
+    "T5": {"0.6": {"tp": 1.0}},
+    "T6": {"1.8": {"tp": 0.5, "ae": 0.30}},
+    "T7": {"1.8": {"de": 0.85}},
+    "T8": {"1.8": {"ap": 0.46}},
+    "T9": {"0.6->1.2@30": {"ap": 0.38}, "0.6->1.8@30": {"ap": 0.38}},
+    "T10": {"0.6~1.8": {"ap": 0.47, "tp": 1.0}},
+    "D1": {"deepcoder": {"ap": 0.40}},
+    "D2": {"microcoder": {"r0": 0.60, "r1": 0.75}},
+    "D3": {"deepcoder": {"ap": 0.40}},
+    "D4": {"microcoder": {"lp": 300.0}},
+    "C1": {"512": {"ap": 0.33}},
+    "C2": {"512": {"lp": 180.0}},
+    "C3": {"512": {"de": 0.45}},
+    "C4": {"256->512@30": {"ap": 0.46}},
+    "C5": {"256->512@30": {"ap": 0.41}, "384->512@30": {"ap": 0.38}},
+    "C6": {"256->512@45": {"ap": 0.40}},
+    "M3": {a: {"tp": 1.0} for a in ("10%", "20%", "30%", "all")},
+    "M4": {"10%": {"lp": 540.0}, "all": {"lp": 420.0}},
+    "M5": {"10%": {"tp": 0.2}, "20%": {"tp": 0.32}, "30%": {"tp": 0.45}, "all": {"tp": 0.6}},
+    "M6": {"none": {"ap": 0.35}},
+    "M7": {"none": {"tau": 0.1, "de": 0.10}},
+    "M8": {"none": {"ap": 0.52}},
+    "B3": {
+        "32": {"tl": 1.0, "tau": 0.6, "de": 0.55},
+        "128": {"tl": 0.5, "le": 330.0, "tau": 0.05, "de": 0.3},
+    },
+    "B4": {"64": {"ap": 0.35}},
+    "K1": {"kl": {"de": 0.80, "lp": 600.0, "ap": 0.45, "tp": 1.0}},
+    "K2": {"kl": {"tp": 1.0}},
+}
+CHECKED = [i.id for i in INSIGHTS if not i.is_definition]
+_WORLDS = tempfile.TemporaryDirectory(prefix="sim_worlds_")  # removed at exit; shared by the cached worlds
+
+
+def _arms(sweep: str, overrides: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    return {arm: {**p, **overrides.get(arm, {})} for arm, p in sim.PAPER[sweep].items()}
+
+
+@cache
+def _world(sweep: str, overrides_key: str, seeds: tuple[int, ...] = (0, 1)) -> tuple[pd.DataFrame, pd.DataFrame]:
+    overrides = CONTRADICT.get(overrides_key, {})
+    root = Path(_WORLDS.name) / f"{sweep}-{overrides_key or 'paper'}-{len(seeds)}"
+    sim.write_store(root, sim.make_sweep(sweep, _arms(sweep, overrides), seeds))
+    return load(root), load_samples(root)
+
+
+def test_registry_has_34_insights_and_6_definitions() -> None:
+    assert len(CHECKED) == 34
+    assert sorted(i.id for i in INSIGHTS if i.is_definition) == ["B1", "B2", "E1", "E2", "M1", "M2"]
+    assert set(CONTRADICT) == set(CHECKED)
+    assert all(i.claim and i.criterion and i.metrics and i.figure for i in INSIGHTS if not i.is_definition)
+
+
+@pytest.mark.parametrize("iid", CHECKED)
+def test_check_holds_on_simulated_paper_world(iid: str) -> None:
+    ins = BY_ID[iid]
+    frame, samples = _world(ins.sweep, "")
+    verdict = ins.run(frame, samples)
+    assert verdict.status == "holds", verdict
+
+
+@pytest.mark.parametrize("iid", CHECKED)
+def test_check_contradicted_on_simulated_counter_world(iid: str) -> None:
+    ins = BY_ID[iid]
+    frame, samples = _world(ins.sweep, iid)
+    verdict = ins.run(frame, samples)
+    assert verdict.status == "contradicted", verdict
+    assert verdict.numbers
+
+
+def test_one_seed_without_seeds_sweep_is_inconclusive() -> None:
+    frame, _ = _world("data", "", seeds=(0,))
+    verdict = BY_ID["D2"].run(frame)
+    assert verdict.status == "inconclusive" and verdict.reason == NO_NOISE
+
+
+def test_one_seed_borrows_noise_from_the_seeds_sweep(tmp_path: Path) -> None:
+    root = tmp_path
+    sim.write_store(
+        root,
+        sim.make_sweep("data", sim.PAPER["data"], (0,)) + sim.make_sweep("seeds", sim.PAPER["seeds"], (0, 1, 2)),
+    )
+    verdict = BY_ID["D2"].run(load(root))
+    assert verdict.status == "holds", verdict
+
+
+def test_effect_within_noise_is_inconclusive(tmp_path: Path) -> None:
+    root = tmp_path
+    same = {"deepcoder": {}, "microcoder": {}}
+    sim.write_store(root, sim.make_sweep("data", same, (0, 1, 2)))
+    verdict = BY_ID["D2"].run(load(root))
+    assert verdict.status == "inconclusive" and "within noise" in verdict.reason
+
+
+def test_missing_sweep_names_the_command(paper_frame: pd.DataFrame) -> None:
+    verdict = BY_ID["K1"].run(paper_frame[paper_frame["sweep"] != "kl_clip"])
+    assert verdict.status == "inconclusive"
+    assert "python -m mcsweep +sweep=kl_clip -m" in verdict.reason
+
+
+def test_check_all_on_the_simulated_store(paper_frame: pd.DataFrame, paper_samples: pd.DataFrame) -> None:
+    table = check_all(paper_frame, paper_samples)
+    assert len(table) == 40
+    assert table["status"].value_counts().to_dict() == {"holds": 34, "definition": 6}
