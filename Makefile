@@ -12,4 +12,4 @@ test: setup
 	$(PY) -m pytest -q
 
 lint: setup
-	$(PY) -m ruff check mcsweep tests benchmarks
+	$(PY) -m ruff check mcsweep tests benchmarks hydra_plugins scripts

@@ -7,6 +7,7 @@ key named.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import hydra
 from omegaconf import DictConfig
@@ -18,13 +19,16 @@ log = logging.getLogger("mcsweep")
 
 @hydra.main(version_base="1.3", config_path="../conf", config_name="config")
 def main(cfg: DictConfig) -> float:
-    """Train, evaluate, write the run folder; return the final test pass@1 (the Optuna objective)."""
+    """Train, evaluate, write the run folder; return the objective (final test pass@1 by default)."""
     run_cfg = validate_config(cfg)
+    from mcsweep.launch.objective import objective
     from mcsweep.train.run import train
 
     summary = train(run_cfg, cfg)
     log.info("finished: %s", summary)
-    return float(summary.get("pass@1", float("nan")))
+    spec = cfg.get("optimized_metric")
+    metric, reduce = (spec.metric, spec.reduce) if spec else ("pass@1", "final")
+    return objective(Path(summary["run_dir"]), run_cfg.context.max_completion_length, metric, reduce)
 
 
 if __name__ == "__main__":

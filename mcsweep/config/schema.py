@@ -259,6 +259,8 @@ class TrainConfig:
     save_every: int = 10
     keep_checkpoints: int | None = None
     completions_every: int = 5
+    micro_batch: int | None = None
+    gradient_checkpointing: bool = False
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")
@@ -267,6 +269,8 @@ class TrainConfig:
         check(self.eval_samples >= 1, "train.eval_samples", f"must be >= 1 (got {self.eval_samples})")
         check(self.eval_temperature > 0, "train.eval_temperature", f"must be > 0 (got {self.eval_temperature})")
         check(self.save_every >= 1, "train.save_every", f"must be >= 1 (got {self.save_every})")
+        check(self.micro_batch is None or self.micro_batch >= 1, "train.micro_batch",
+              f"must be >= 1 (got {self.micro_batch})")
         check(self.keep_checkpoints is None or self.keep_checkpoints >= 1, "train.keep_checkpoints",
               f"must be >= 1, or null to keep all (got {self.keep_checkpoints})")
 

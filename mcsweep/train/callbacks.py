@@ -11,7 +11,6 @@ import resource
 import time
 
 import torch
-
 from transformers import TrainerCallback
 
 from mcsweep.algo.temperature import Schedule
@@ -46,7 +45,7 @@ class ScheduleCallback(BoundCallback):
         self.changes: list[dict] = []
 
     def on_step_begin(self, args, state, control, **kwargs):
-        if state.global_step % args.steps_per_generation:
+        if state.global_step % updates_per_rollout(args):
             return
         new_t = self.schedule.at(state.global_step)
         if new_t != self.trainer.temperature:
@@ -57,6 +56,11 @@ class ScheduleCallback(BoundCallback):
         if due and self.trainer.max_completion_length != self.extend_to:
             self.changes.append({"step": state.global_step, "max_completion_length": self.extend_to})
             self.trainer.set_max_completion_length(self.extend_to)
+
+
+def updates_per_rollout(args) -> int:
+    """Optimizer steps between generations: TRL counts steps_per_generation in micro-steps."""
+    return args.steps_per_generation // args.gradient_accumulation_steps
 
 
 def peak_memory_gb() -> float:
@@ -84,7 +88,7 @@ class PhaseTimer(BoundCallback):
             "time/generation_s": t.phase_seconds["generation"] - gen0,
             "time/reward_s": t.execution_reward.total_seconds - reward0,
             "time/update_s": step_s - score_s,
-            "rollout/updates_per_rollout": args.steps_per_generation,
+            "rollout/updates_per_rollout": updates_per_rollout(args),
             "memory/max_allocated_gb": peak_memory_gb(),
         })
         self.push(t.execution_reward.shadow_metrics())

@@ -18,6 +18,7 @@ import mcsweep
 from mcsweep.algo.temperature import choose, probe_table, schedule_from_config
 from mcsweep.config.schema import RunConfig
 from mcsweep.evaluator import Evaluator
+from mcsweep.gpu.batching import batch_layout
 from mcsweep.launch.identity import run_dir as resolve_run_dir
 from mcsweep.launch.identity import run_id as resolve_run_id
 from mcsweep.micro.policy import PolicySpec, policy_path
@@ -82,18 +83,21 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
     from trl import GRPOConfig
 
     b, k, r = cfg.batch, cfg.kl_clip, cfg.rollout
+    layout = batch_layout(b, int(os.environ.get("WORLD_SIZE", "1")), cfg.train.micro_batch)
     return GRPOConfig(
         output_dir=str(store.path / "checkpoints"), max_steps=cfg.train.steps, seed=cfg.seed,
         learning_rate=cfg.train.learning_rate, lr_scheduler_type="constant", warmup_steps=0,
-        per_device_train_batch_size=b.mini_batch * b.group_size, gradient_accumulation_steps=1,
-        steps_per_generation=b.train_batch // b.mini_batch, num_generations=b.group_size, num_iterations=1,
+        per_device_train_batch_size=layout.per_device_train_batch_size,
+        gradient_accumulation_steps=layout.gradient_accumulation_steps,
+        steps_per_generation=layout.steps_per_generation, num_generations=b.group_size, num_iterations=1,
         max_completion_length=cfg.context.max_completion_length, temperature=temperature, top_p=1.0, top_k=0,
         beta=k.beta, epsilon=k.epsilon, epsilon_high=k.epsilon_high, loss_type=cfg.algo.loss_type,
         scale_rewards=cfg.algo.scale_rewards, mask_truncated_completions=False,
         logging_steps=1, save_strategy="steps", save_steps=cfg.train.save_every,
         save_total_limit=cfg.train.keep_checkpoints,
         report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
-        bf16=False, use_cpu=not torch.cuda.is_available(), gradient_checkpointing=False,
+        bf16=torch.cuda.is_available(), use_cpu=not torch.cuda.is_available(),
+        gradient_checkpointing=cfg.train.gradient_checkpointing,
         dataloader_num_workers=0, log_completions=False, disable_tqdm=False,
         chat_template_kwargs=dict(cfg.model.chat_template_kwargs) or None,
         use_vllm=r.backend == "vllm", vllm_mode=r.vllm_mode,
@@ -165,9 +169,23 @@ def require_rollout_backend(cfg: RunConfig) -> None:
         raise RuntimeError(f"rollout={cfg.rollout.name} needs a CUDA GPU; none is visible (use rollout=hf on CPU)")
 
 
+def warn_if_too_big(cfg: RunConfig) -> None:
+    """On GPU, estimate memory per device before building anything, and warn when it cannot fit."""
+    if not torch.cuda.is_available():
+        return
+    from mcsweep.gpu import check_fits, launch_strategy
+
+    est = check_fits(cfg, int(os.environ.get("WORLD_SIZE", "1")),
+                     torch.cuda.get_device_properties(0).total_memory / 2**30, strategy=launch_strategy())
+    log.info("memory estimate: %s", est.summary())
+    if est.warning:
+        log.warning("memory estimate: %s", est.warning)
+
+
 def train(cfg: RunConfig, raw: DictConfig) -> dict:
     """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
     require_rollout_backend(cfg)
+    warn_if_too_big(cfg)
     if cfg.launcher.torch_threads:
         torch.set_num_threads(cfg.launcher.torch_threads)
     run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw)).create()
@@ -175,8 +193,7 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
         log.info("run %s is already finished in %s; nothing to do", run_id, store.path)
         return final_summary(store)
     ckpt = store.latest_checkpoint()
-    if ckpt is not None:
-        store.truncate_after(int(ckpt.name.split("-")[-1]))
+    store.truncate_after(int(ckpt.name.split("-")[-1]) if ckpt else -1)
     OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
     store.update_card(**run_card(cfg, run_id))
     wandb_run = start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
@@ -202,7 +219,7 @@ def final_summary(store: RunStore) -> dict:
     """Test pass@1 of the last evaluation, at the training and the longest evaluation length."""
     evals = store.rows("evals")
     if not evals:
-        return {}
+        return {"run_dir": str(store.path)}
     last = [r for r in evals if r["step"] == evals[-1]["step"]]
     return {"step": last[0]["step"], "pass@1": last[0]["pass@1"], "pass@1_ext": last[-1]["pass@1"],
             "run_dir": str(store.path)}

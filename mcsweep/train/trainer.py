@@ -96,7 +96,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
 
     def rollout_index(self) -> int:
         """Which rollout this is, from the step counter, so a resumed run continues the same draws."""
-        return self.state.global_step // self.args.steps_per_generation
+        return self.state.global_step * self.args.gradient_accumulation_steps // self.args.steps_per_generation
 
     def _mask_advantages(self, advantages: torch.Tensor) -> torch.Tensor:
         s, record = self.mask_settings, self.execution_reward.last

@@ -96,6 +96,7 @@ def test_truncated_loops_escape_the_conditional_mask(tiny_run, tmp_path):
 def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run, tmp_path):
     cfg, _ = tiny_run(["temperature=staged_0.6_1.8", "temperature.value=0.7", "temperature.stages=[[1,2.0]]",
                          "train.steps=2", "train.eval_at_start=false", "train.eval_every=100",
+                         "batch.train_batch=2", "batch.mini_batch=2", f"batch.group_size={G}",
                          "context.max_completion_length=24", "context.eval_lengths=[24]", "context.repeat_window=4"])
     model, tokenizer = load_policy(cfg)
     evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)

@@ -1,0 +1,1 @@
+"""mcsweep's Hydra plugins: the validating sweeper and submitit launchers that report every point."""

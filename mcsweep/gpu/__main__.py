@@ -1,0 +1,87 @@
+"""`python -m mcsweep.gpu estimate|layout [options] -- [hydra overrides]`: check or lay out a GPU run.
+
+`estimate` prints the memory estimate and exits 1 when the config cannot fit, so a job script can
+stop before it asks SLURM for nodes. `layout` prints the vLLM server and trainer commands (one per
+line with `--print all`, or only one of them), which is what the sbatch script runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mcsweep.config.schema import RunConfig
+from mcsweep.gpu.batching import batch_layout
+from mcsweep.gpu.layout import ServerLayout, max_model_len, serve_command, train_command
+from mcsweep.gpu.memory import STRATEGIES, check_fits
+
+CONF = str(Path(__file__).resolve().parents[2] / "conf")
+
+
+def compose_run_config(overrides: list[str]) -> RunConfig:
+    """The validated run config that `python -m mcsweep <overrides>` would use."""
+    from hydra import compose, initialize_config_dir
+
+    from mcsweep.config.validate import validate_config
+
+    with initialize_config_dir(CONF, version_base="1.3"):
+        return validate_config(compose("config", overrides=overrides))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m mcsweep.gpu", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    est = sub.add_parser("estimate", help="memory estimate per training GPU")
+    est.add_argument("--gpus", type=int, default=1, help="training GPUs")
+    est.add_argument("--gpu-mem-gib", type=float, default=80.0)
+    est.add_argument("--strategy", choices=STRATEGIES, default=None)
+    est.add_argument("--micro-batch", type=int, default=None, help="sequences per GPU per forward")
+    est.add_argument("--gradient-checkpointing", action="store_true", default=None)
+    lay = sub.add_parser("layout", help="vLLM server-mode commands")
+    lay.add_argument("--nodes", type=int, default=1)
+    lay.add_argument("--gpus-per-node", type=int, default=8)
+    lay.add_argument("--vllm-gpus", type=int, default=4, help="vLLM GPUs on a single node")
+    lay.add_argument("--tensor-parallel", type=int, default=1)
+    lay.add_argument("--strategy", default="zero3", help="a conf/accelerate/<name>.yaml")
+    lay.add_argument("--print", dest="what", choices=("all", "vllm", "train"), default="all")
+    for p in (est, lay):
+        p.add_argument("--prompt-tokens", type=int, default=1024, help="longest prompt, in tokens")
+        p.add_argument("overrides", nargs="*", help="Hydra overrides, as for python -m mcsweep")
+    return parser
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    cfg = compose_run_config(args.overrides)
+    estimate = check_fits(cfg, args.gpus, args.gpu_mem_gib, strategy=args.strategy, micro_batch=args.micro_batch,
+                          prompt_tokens=args.prompt_tokens, gradient_checkpointing=args.gradient_checkpointing)
+    print(estimate.summary())
+    if estimate.warning:
+        print(f"WARNING: {estimate.warning}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _layout(args: argparse.Namespace) -> int:
+    cfg = compose_run_config([*args.overrides, "rollout=vllm_server"])
+    if cfg.model.kind != "hf":
+        raise SystemExit("layout: vLLM server mode needs an HF model (model=qwen3_1.7b, ...), not the micro policy")
+    layout = ServerLayout(args.nodes, args.gpus_per_node, args.vllm_gpus, args.tensor_parallel, args.strategy)
+    try:
+        batch_layout(cfg.batch, layout.train_processes, getattr(cfg.train, "micro_batch", None))
+    except ValueError as err:
+        raise SystemExit(f"layout: {layout.train_processes} trainer GPUs: {err}") from None
+    if args.what in ("all", "vllm"):
+        print(serve_command(cfg, layout, max_model_len(cfg, args.prompt_tokens)))
+    if args.what in ("all", "train"):
+        print(train_command(layout, args.overrides))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return _estimate(args) if args.command == "estimate" else _layout(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""TRL's vLLM server mode on SLURM: which GPUs serve, which train, and the two commands that start them.
+
+One node: the first `vllm_gpus` GPUs run `trl vllm-serve`, the others run the trainer through
+`accelerate launch`. Several nodes: the last node is the vLLM server (all its GPUs), the others
+train. `scripts/gpu/grpo_vllm_server.sbatch` runs what this module renders, so the layout has one
+source; `python -m mcsweep.gpu layout ...` prints it for a manual launch.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from mcsweep.config.schema import RunConfig
+
+ACCELERATE_CONFIGS = Path(__file__).resolve().parents[2] / "conf" / "accelerate"
+TRAIN_PORT = 29500
+
+
+@dataclass(frozen=True)
+class ServerLayout:
+    """`vllm_gpus` counts only on one node; on several, vLLM takes the whole last node."""
+
+    nodes: int = 1
+    gpus_per_node: int = 8
+    vllm_gpus: int = 4
+    tensor_parallel: int = 1
+    strategy: str = "zero3"
+
+    def __post_init__(self) -> None:
+        serve = self.serve_gpus
+        if self.nodes < 1 or self.gpus_per_node < 1:
+            raise ValueError(f"need nodes >= 1 and gpus_per_node >= 1 (got {self.nodes}, {self.gpus_per_node})")
+        if self.nodes == 1 and not 1 <= self.vllm_gpus < self.gpus_per_node:
+            raise ValueError(f"vllm_gpus must be in [1, {self.gpus_per_node - 1}] on one node (got {self.vllm_gpus})")
+        if serve % self.tensor_parallel:
+            raise ValueError(f"tensor_parallel={self.tensor_parallel} must divide the {serve} vLLM GPU(s)")
+        if not (ACCELERATE_CONFIGS / f"{self.strategy}.yaml").is_file():
+            raise ValueError(f"strategy: no conf/accelerate/{self.strategy}.yaml")
+
+    @property
+    def serve_gpus(self) -> int:
+        return self.vllm_gpus if self.nodes == 1 else self.gpus_per_node
+
+    @property
+    def train_machines(self) -> int:
+        return max(self.nodes - 1, 1)
+
+    @property
+    def train_processes(self) -> int:
+        if self.nodes == 1:
+            return self.gpus_per_node - self.vllm_gpus
+        return self.train_machines * self.gpus_per_node
+
+
+def _devices(first: int, count: int) -> str:
+    return ",".join(str(i) for i in range(first, first + count))
+
+
+def serve_command(cfg: RunConfig, layout: ServerLayout, max_model_len: int) -> str:
+    """`trl vllm-serve` for the run's model, on the server's GPUs."""
+    r = cfg.rollout
+    args = ["trl", "vllm-serve", "--model", cfg.model.path, "--tensor_parallel_size", str(layout.tensor_parallel),
+            "--data_parallel_size", str(layout.serve_gpus // layout.tensor_parallel), "--host", "0.0.0.0",
+            "--port", str(r.server_port), "--gpu_memory_utilization", str(r.gpu_memory_utilization),
+            "--max_model_len", str(max_model_len), "--dtype", cfg.model.dtype]
+    prefix = f"CUDA_VISIBLE_DEVICES={_devices(0, layout.vllm_gpus)} " if layout.nodes == 1 else ""
+    return prefix + shlex.join(args)
+
+
+def train_command(layout: ServerLayout, overrides: list[str]) -> str:
+    """`accelerate launch -m mcsweep` on the training GPUs. On several nodes it reads $SLURM_PROCID,
+    $MAIN_IP and $VLLM_HOST, which the sbatch script sets on each node."""
+    config = ACCELERATE_CONFIGS / f"{layout.strategy}.yaml"
+    launch = ["accelerate", "launch", "--config_file", str(config), "--num_processes", str(layout.train_processes),
+              "--num_machines", str(layout.train_machines)]
+    run = ["-m", "mcsweep", *overrides, "rollout=vllm_server"]
+    if layout.nodes == 1:
+        devices = _devices(layout.vllm_gpus, layout.train_processes)
+        return f"CUDA_VISIBLE_DEVICES={devices} " + shlex.join([*launch, *run])
+    ranks = ' --machine_rank "$SLURM_PROCID" --main_process_ip "$MAIN_IP" ' + f"--main_process_port {TRAIN_PORT} "
+    return 'MCSWEEP_VLLM_HOST="$VLLM_HOST" ' + shlex.join(launch) + ranks + shlex.join(run)
+
+
+def max_model_len(cfg: RunConfig, prompt_tokens: int) -> int:
+    """The server must hold the longest prompt plus the longest completion the run will ask for."""
+    return prompt_tokens + max(cfg.context.max_completion_length, cfg.context.extend_to or 0)
