@@ -254,7 +254,7 @@ class TrainConfig:
     learning_rate: float = 1e-4
     eval_every: int = 20
     eval_samples: int = 4
-    eval_temperature: float = 0.8
+    eval_temperature: float = 1.0
     eval_at_start: bool = True
     save_every: int = 10
     keep_checkpoints: int | None = None

@@ -44,7 +44,7 @@ class PolicySpec:
     num_heads: int = 4
     num_kv_heads: int = 2
     max_positions: int = 1024
-    sft_steps: int = 250
+    sft_steps: int = 600
     sft_batch: int = 32
     sft_lr: float = 2e-3
     seed: int = 0
@@ -139,7 +139,7 @@ def _build(spec: PolicySpec, target: Path) -> None:
         output_dir=str(tmp / "sft"), max_steps=spec.sft_steps, per_device_train_batch_size=spec.sft_batch,
         learning_rate=spec.sft_lr, lr_scheduler_type="cosine", warmup_steps=10, logging_steps=25,
         save_strategy="no", report_to=[], seed=spec.seed, bf16=False, use_cpu=True,
-        gradient_checkpointing=False, dataloader_num_workers=0, max_length=spec.max_positions,
+        activation_checkpointing=False, dataloader_num_workers=0, max_length=spec.max_positions,
     )
     trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(examples),
                          processing_class=tokenizer)

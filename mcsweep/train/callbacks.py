@@ -71,7 +71,7 @@ def peak_memory_gb() -> float:
 
 
 class PhaseTimer(BoundCallback):
-    """Seconds per optimizer step split into generation, reward and update, and peak memory."""
+    """Seconds per optimizer step: generation, reward, old/ref log-probs (TRL's scoring) and update."""
 
     def on_step_begin(self, args, state, control, **kwargs):
         t = self.trainer
@@ -83,10 +83,13 @@ class PhaseTimer(BoundCallback):
         wall0, gen0, score0, reward0 = self._start
         step_s = time.perf_counter() - wall0
         score_s = t.phase_seconds["score"] - score0
+        gen_s = t.phase_seconds["generation"] - gen0
+        reward_s = t.execution_reward.total_seconds - reward0
         self.push({
             "time/step_s": step_s,
-            "time/generation_s": t.phase_seconds["generation"] - gen0,
-            "time/reward_s": t.execution_reward.total_seconds - reward0,
+            "time/generation_s": gen_s,
+            "time/reward_s": reward_s,
+            "time/logprob_s": score_s - gen_s - reward_s,
             "time/update_s": step_s - score_s,
             "rollout/updates_per_rollout": updates_per_rollout(args),
             "memory/max_allocated_gb": peak_memory_gb(),

@@ -97,7 +97,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         save_total_limit=cfg.train.keep_checkpoints,
         report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
         bf16=torch.cuda.is_available(), use_cpu=not torch.cuda.is_available(),
-        gradient_checkpointing=cfg.train.gradient_checkpointing,
+        activation_checkpointing=cfg.train.gradient_checkpointing,
         dataloader_num_workers=0, log_completions=False, disable_tqdm=False,
         chat_template_kwargs=dict(cfg.model.chat_template_kwargs) or None,
         use_vllm=r.backend == "vllm", vllm_mode=r.vllm_mode,
@@ -188,15 +188,20 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     warn_if_too_big(cfg)
     if cfg.launcher.torch_threads:
         torch.set_num_threads(cfg.launcher.torch_threads)
-    run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw)).create()
+    from accelerate import PartialState
+
+    main_process = PartialState().is_main_process
+    run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw), writer=main_process).create()
     if store.read_json("run_card.json").get("status") == "finished":
         log.info("run %s is already finished in %s; nothing to do", run_id, store.path)
         return final_summary(store)
     ckpt = store.latest_checkpoint()
     store.truncate_after(int(ckpt.name.split("-")[-1]) if ckpt else -1)
-    OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
+    if main_process:
+        OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
     store.update_card(**run_card(cfg, run_id))
-    wandb_run = start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
+    wandb_run = (start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
+                 if main_process else None)
     evaluator = Evaluator(comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers,
                           timeout_s=cfg.evaluator.timeout_s, shadow_comparators=tuple(cfg.evaluator.shadow))
     try:

@@ -25,13 +25,15 @@ def _clean(value: Any) -> Any:
 
 
 class RunStore:
-    """One run's folder."""
+    """One run's folder. Under multi-process training only the main process writes (`writer`)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, writer: bool = True) -> None:
         self.path = Path(path)
+        self.writer = writer
 
     def create(self) -> RunStore:
-        (self.path / "checkpoints").mkdir(parents=True, exist_ok=True)
+        if self.writer:
+            (self.path / "checkpoints").mkdir(parents=True, exist_ok=True)
         return self
 
     def table_path(self, table: str) -> Path:
@@ -40,6 +42,8 @@ class RunStore:
         return self.path / f"{table}.jsonl"
 
     def append(self, table: str, rows: list[dict]) -> None:
+        if not self.writer:
+            return
         with open(self.table_path(table), "a") as f:
             for row in rows:
                 f.write(json.dumps({k: _clean(v) for k, v in row.items()}) + "\n")
@@ -57,11 +61,15 @@ class RunStore:
 
     def truncate_after(self, step: int) -> None:
         """Drop rows logged after `step` (they belong to work the resumed run will redo)."""
+        if not self.writer:
+            return
         for table in TABLES:
             kept = [r for r in self.rows(table) if r.get("step", 0) <= step]
             self.table_path(table).write_text("".join(json.dumps(r) + "\n" for r in kept))
 
     def write_json(self, name: str, data: dict) -> None:
+        if not self.writer:
+            return
         tmp = self.path / f".{name}.tmp"
         tmp.write_text(json.dumps(data, indent=2, default=str))
         tmp.replace(self.path / name)

@@ -26,7 +26,7 @@ def _mode(requested: str) -> str:
         return os.environ["WANDB_MODE"]
     import wandb
 
-    return "online" if wandb.api.api_key else "offline"
+    return "online" if wandb.login(prompt=False, verify=False) else "offline"
 
 
 def start_wandb(cfg: RunConfig, run_id: str, run_dir: Path, config_dict: dict, card: dict):
