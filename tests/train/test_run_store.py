@@ -9,6 +9,7 @@ import pytest
 
 from mcsweep.train.run_store import RunStore
 
+
 def test_tables_round_trip_through_pandas(tmp_path):
     store = RunStore(tmp_path / "run").create()
     store.append("metrics", [{"step": s, "reward": s / 10, "entropy": float("nan")} for s in range(5)])
@@ -16,6 +17,7 @@ def test_tables_round_trip_through_pandas(tmp_path):
     assert df["step"].tolist() == [0, 1, 2, 3, 4] and df["reward"].iloc[3] == pytest.approx(0.3)
     assert df["entropy"].isna().all()
     assert math.isnan(store.read("metrics")["entropy"].iloc[0])
+
 
 def test_truncate_after_drops_later_rows_only(tmp_path):
     store = RunStore(tmp_path / "run").create()
@@ -25,6 +27,7 @@ def test_truncate_after_drops_later_rows_only(tmp_path):
     assert [r["step"] for r in store.rows("metrics")] == [0, 1, 2, 3]
     assert [r["step"] for r in store.rows("evals")] == [0]
 
+
 def test_unknown_table_and_checkpoint_order(tmp_path):
     store = RunStore(tmp_path / "run").create()
     with pytest.raises(ValueError, match="unknown table"):
@@ -32,6 +35,7 @@ def test_unknown_table_and_checkpoint_order(tmp_path):
     for step in (2, 10, 4):
         (store.path / "checkpoints" / f"checkpoint-{step}").mkdir()
     assert store.latest_checkpoint().name == "checkpoint-10"
+
 
 def test_non_writer_processes_leave_the_folder_alone(tmp_path):
     store = RunStore(tmp_path / "run", writer=False).create()
