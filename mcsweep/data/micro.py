@@ -1,0 +1,67 @@
+"""The micro world as a pipeline source and as the policy whose pass rates calibrate difficulty.
+
+Both are named in YAML (`kind: callable`, `target: mcsweep.data.micro:...`), so the pipeline runs on
+the micro world's raw pool exactly as it runs on hub datasets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcsweep.data.calibration import PassRateProvider
+from mcsweep.data.passrate import grade_samples
+from mcsweep.data.schema import Problem
+
+
+def micro_set(name: str = "pool", n: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
+    """A named micro-world set ('pool' is the pipeline's raw input, 'test' the held-out set)."""
+    from mcsweep.micro.problems import WorldSpec
+    from mcsweep.micro.world import problem_set
+
+    return problem_set(name, WorldSpec(seed=seed), n)
+
+
+def _sample(problems: list[Problem], k: int, temperature: float, max_new_tokens: int, batch: int,
+            seed: int) -> list[list[str]]:
+    """k sampled completions per problem from the cached micro policy (built once if missing)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from mcsweep.micro.policy import PolicySpec, policy_path
+    from mcsweep.micro.problems import WorldSpec
+    from mcsweep.micro.world import prompt_messages
+
+    path = policy_path(PolicySpec(world=WorldSpec(seed=seed)))
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path).eval()
+    torch.manual_seed(seed)
+    out: list[list[str]] = []
+    for start in range(0, len(problems), batch):
+        chunk = problems[start : start + batch]
+        prompts = [tok.apply_chat_template(prompt_messages(p.to_dict()), add_generation_prompt=True,
+                                           tokenize=False) for p in chunk]
+        enc = tok(prompts, return_tensors="pt", padding=True)
+        with torch.no_grad():
+            gen = model.generate(**enc, do_sample=True, temperature=temperature,
+                                 max_new_tokens=max_new_tokens,
+                                 num_return_sequences=k, pad_token_id=tok.pad_token_id)
+        texts = tok.batch_decode(gen[:, enc["input_ids"].shape[1] :], skip_special_tokens=True)
+        out.extend(texts[i * k : (i + 1) * k] for i in range(len(chunk)))
+    return out
+
+
+def micro_policy_pass_rates(k: int = 8, temperature: float = 0.8, max_new_tokens: int = 160, batch: int = 16,
+                            seed: int = 0, workers: int = 2) -> PassRateProvider:
+    """Pass rates of the warm-started micro policy, k samples per problem, graded by the evaluator."""
+
+    def provide(problems: list[Problem]) -> dict[str, float]:
+        from mcsweep.evaluator import Evaluator
+
+        samples = _sample(problems, k, temperature, max_new_tokens, batch, seed)
+        ev = Evaluator(workers=workers, timeout_s=2.0)
+        try:
+            return grade_samples(problems, samples, ev)
+        finally:
+            ev.close()
+
+    return provide
