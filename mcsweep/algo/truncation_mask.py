@@ -50,9 +50,10 @@ def is_repeat(ids: Sequence[int], m: int) -> bool:
     return len(ids) >= 2 * m and list(ids[-m:]) == list(ids[-2 * m : -m])
 
 
-def mask_draws(seed: int, step: int, n: int) -> np.ndarray:
-    """U(0,1) draws keyed by (seed, step), so a resumed or replayed run masks the same responses."""
-    return np.random.default_rng([seed, step]).random(n)
+def mask_draws(seed: int, step: int, process: int, n: int) -> np.ndarray:
+    """U(0,1) draws keyed by (seed, step of the rollout, process), so a resumed or replayed run masks the
+    same responses and GPU processes draw independently."""
+    return np.random.default_rng([seed, step, process]).random(n)
 
 
 def decide(

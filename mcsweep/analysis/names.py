@@ -75,12 +75,12 @@ KNOWN_METRICS: frozenset[str] = frozenset(
         "time/generation_s",
         "time/reward_s",
         "time/update_s",
+        "time/logprob_s",
         "mask/truncated",
         "mask/non_incorrect",
         "mask/repetitive",
         "mask/masked",
         "mask/masked_frac",
-        "reward/disagreement",
         "eval/pass@1",
         "eval/pass@1_ext",
         "memory/max_allocated_gb",
@@ -94,4 +94,5 @@ KNOWN_METRICS: frozenset[str] = frozenset(
 
 def is_known(name: str) -> bool:
     """True when ``name`` (already canonical) is a documented mcsweep metric."""
-    return name in KNOWN_METRICS or name.startswith(("reward/shadow_", "evals/", "eval/pass@1_len"))
+    prefixes = ("reward/shadow_", "reward/disagreement_", "evals/", "eval/pass@1_len")
+    return name in KNOWN_METRICS or name.startswith(prefixes)

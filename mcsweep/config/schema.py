@@ -80,7 +80,7 @@ class TemperatureConfig:
 class DataConfig:
     """`source`: micro (embedded sets), jsonl (a problem-record file) or hf (a hub dataset)."""
 
-    name: str = "micro_hard"
+    name: str = "hard"
     source: str = "micro"
     train_set: str = "hard"
     path: str | None = None
@@ -101,7 +101,7 @@ class DataConfig:
 class ContextConfig:
     """Training max response length, the extended lengths for evaluation, and an extension schedule."""
 
-    name: str = "micro"
+    name: str = "mid"
     max_completion_length: int = 160
     eval_lengths: list[int] = field(default_factory=lambda: [160, 256])
     extend_to: int | None = None
@@ -142,9 +142,9 @@ class MaskingConfig:
 class BatchConfig:
     """train_batch = prompts per rollout, mini_batch = prompts per update, group_size = G."""
 
-    name: str = "micro"
+    name: str = "default"
     train_batch: int = 8
-    mini_batch: int = 8
+    mini_batch: int = 4
     group_size: int = 8
 
     def __post_init__(self) -> None:

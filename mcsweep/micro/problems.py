@@ -1,9 +1,11 @@
 """Seeded generator of micro-world programming problems in both LiveCodeBench formats.
 
 A problem is a chain of 1-3 typed ops (difficulty = chain length). Train and test are disjoint by
-construction: a fraction of the adjacent op pairs is held out, every chain that contains a held-out
-pair belongs to the test side, and single-op chains are routed by a hash of their signature. The
-same settings and seed always give the same problems.
+construction in their signatures (chain, constants, format): a fraction of the adjacent op pairs is
+held out, every chain that contains a held-out pair belongs to the test side, and single-op chains
+are routed by a hash of their signature. Known limit: that hash includes the format, so a single-op
+task can be a training problem in one format and a test problem in the other. The same settings
+and seed always give the same problems.
 """
 
 from __future__ import annotations

@@ -35,26 +35,24 @@ class BoundCallback(TrainerCallback):
 
 
 class ScheduleCallback(BoundCallback):
-    """Temperature schedule and context extension, applied at rollout boundaries only.
+    """Temperature schedule and context extension, applied only where a rollout starts.
 
     Completions buffered for later optimizer steps were sampled at the old temperature, so a change
-    waits for the next generation (every `steps_per_generation` steps)."""
+    waits for the next generation (TRL's own condition, which also holds right after a resume)."""
 
     def __init__(self, schedule: Schedule, extend_to: int | None, extend_at: int | None) -> None:
         self.schedule, self.extend_to, self.extend_at = schedule, extend_to, extend_at
-        self.changes: list[dict] = []
 
     def on_step_begin(self, args, state, control, **kwargs):
-        if state.global_step % updates_per_rollout(args):
+        if not self.trainer.at_rollout_boundary():
             return
         new_t = self.schedule.at(state.global_step)
         if new_t != self.trainer.temperature:
-            self.changes.append({"step": state.global_step, "temperature": new_t})
             log.info("step %d: temperature %.2f -> %.2f", state.global_step, self.trainer.temperature, new_t)
             self.trainer.set_temperature(new_t)
         due = self.extend_at is not None and state.global_step >= self.extend_at
         if due and self.trainer.max_completion_length != self.extend_to:
-            self.changes.append({"step": state.global_step, "max_completion_length": self.extend_to})
+            log.info("step %d: max completion length -> %d", state.global_step, self.extend_to)
             self.trainer.set_max_completion_length(self.extend_to)
 
 

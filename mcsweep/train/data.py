@@ -48,7 +48,12 @@ def _load(source: str, name: str, path: str | None, n: int | None, world: WorldS
         return _read_jsonl(path)[:n]
     from datasets import load_dataset
 
-    return list(load_dataset(path, split=name))[:n]
+    records = list(load_dataset(path, split=name))[:n]
+    for i, record in enumerate(records):
+        missing = [k for k in REQUIRED if k not in record]
+        if missing:
+            raise DataError(f"{path} ({name}) row {i}: missing field(s) {missing}; convert it with mcsweep.data")
+    return records
 
 
 def train_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from mcsweep.algo.diversity import group_diversity
+from mcsweep.algo.truncation_mask import is_truncated
 from mcsweep.evaluator import Evaluator, GradeRequest
 from mcsweep.micro.world import prompt_messages
 
@@ -34,21 +35,32 @@ class Sample:
     ids: list[int]
 
 
+def stop_ids(model, tokenizer) -> list[int]:
+    """Every end token the model may emit (Qwen models have two), as the trainer counts them."""
+    eos = model.generation_config.eos_token_id
+    ids = eos if isinstance(eos, list) else [eos]
+    return sorted({i for i in [*ids, tokenizer.eos_token_id] if i is not None})
+
+
 def _generate(model, tokenizer, problems: Sequence[dict], s: EvalSettings, max_len: int) -> list[Sample]:
     texts = [tokenizer.apply_chat_template(prompt_messages(p), tokenize=False, add_generation_prompt=True)
              for p in problems]
     enc = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left").to(model.device)
+    stops = stop_ids(model, tokenizer)
     out = model.generate(**enc, do_sample=True, temperature=s.temperature, top_p=1.0, top_k=0,
                          max_new_tokens=max_len, num_return_sequences=s.samples,
-                         pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+                         pad_token_id=tokenizer.pad_token_id, eos_token_id=stops)
     completions = out[:, enc["input_ids"].shape[1]:].tolist()
-    return [Sample(problems[i // s.samples], i % s.samples, _cut_at_eos(c, tokenizer))
+    return [Sample(problems[i // s.samples], i % s.samples, _cut_at_stop(c, stops, tokenizer.pad_token_id))
             for i, c in enumerate(completions)]
 
 
-def _cut_at_eos(ids: list[int], tokenizer) -> list[int]:
-    eos = tokenizer.eos_token_id
-    return ids[: ids.index(eos) + 1] if eos in ids else [t for t in ids if t != tokenizer.pad_token_id]
+def _cut_at_stop(ids: list[int], stops: list[int], pad: int) -> list[int]:
+    """Up to and including the first end token; without one, the whole (unpadded) sample."""
+    for n, token in enumerate(ids):
+        if token in stops:
+            return ids[: n + 1]
+    return [t for t in ids if t != pad]
 
 
 def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettings) -> list[Sample]:
@@ -64,23 +76,21 @@ def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettin
     return samples
 
 
-def _view(sample: Sample, length: int, eos: int) -> tuple[list[int], bool]:
-    ids = sample.ids[:length]
-    return ids, eos not in ids
-
-
 def grade_samples(samples: Sequence[Sample], s: EvalSettings, tokenizer, evaluator: Evaluator,
-                  step: int) -> list[dict]:
-    """One row per (length, sample) in the run store's eval_samples schema."""
-    eos = tokenizer.eos_token_id
-    views = [(length, smp, *_view(smp, length, eos)) for length in s.lengths for smp in samples]
+                  step: int, stops: Sequence[int]) -> list[dict]:
+    """One row per (length, sample) in the run store's eval_samples schema.
+
+    A sample is cut at its first end token, so its prefix of `length` tokens is truncated exactly
+    when that prefix does not end in one (the trainer's definition)."""
+    views = [(length, smp, smp.ids[:length], is_truncated(smp.ids[:length], stops))
+             for length in s.lengths for smp in samples]
     requests = [GradeRequest(id=f"{n}", completion=tokenizer.decode(ids, skip_special_tokens=True),
                              input_output=smp.problem["input_output"])
                 for n, (_, smp, ids, _) in enumerate(views)]
     results = evaluator.grade_many(requests)
     return [{
         "step": step, "max_length": length, "temperature": s.temperature,
-        "problem_id": smp.problem["id"], "difficulty": smp.problem["difficulty"],
+        "problem_id": smp.problem["id"], "difficulty": smp.problem.get("difficulty", "unknown"),
         "format": "call" if "fn_name" in smp.problem["input_output"] else "stdin",
         "sample": smp.index, "passed": bool(res.passed), "verdict": res.verdict,
         "length": len(ids), "truncated": truncated, "ids": ids,
@@ -115,6 +125,7 @@ def summarize(rows: Sequence[dict], step: int, length: int, samples: int) -> dic
 def evaluate(model, tokenizer, problems: Sequence[dict], evaluator: Evaluator, s: EvalSettings,
              step: int) -> tuple[list[dict], list[dict]]:
     """(summary rows, one per length; sample rows) for the policy at `step`."""
-    rows = grade_samples(sample_completions(model, tokenizer, problems, s), s, tokenizer, evaluator, step)
+    samples = sample_completions(model, tokenizer, problems, s)
+    rows = grade_samples(samples, s, tokenizer, evaluator, step, stop_ids(model, tokenizer))
     summaries = [summarize(rows, step, length, s.samples) for length in s.lengths]
     return summaries, rows

@@ -19,6 +19,7 @@ from mcsweep.algo.temperature import choose, probe_table, schedule_from_config
 from mcsweep.config.schema import RunConfig
 from mcsweep.evaluator import Evaluator
 from mcsweep.gpu.batching import batch_layout
+from mcsweep.gpu.layout import max_model_len
 from mcsweep.launch.identity import run_dir as resolve_run_dir
 from mcsweep.launch.identity import run_id as resolve_run_id
 from mcsweep.micro.policy import PolicySpec, policy_path
@@ -32,6 +33,9 @@ from mcsweep.train.tracking import axis_options, start_wandb
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
 
 log = logging.getLogger(__name__)
+
+# Room for the longest prompt in vLLM's context (LiveCodeBench statements with starter code fit).
+PROMPT_TOKENS = 2048
 
 
 def policy_spec(cfg: RunConfig) -> PolicySpec:
@@ -79,7 +83,10 @@ def _git_commit() -> str | None:
 
 
 def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
-    """TRL's GRPOConfig from the axes; the batch axis maps onto generation batch and steps per generation."""
+    """TRL's GRPOConfig from the axes; the batch axis maps onto generation batch and steps per generation.
+
+    The vLLM server's host comes from $MCSWEEP_VLLM_HOST when set (the SLURM layout sets it), so
+    where the server runs never changes the run's identity."""
     from trl import GRPOConfig
 
     b, k, r = cfg.batch, cfg.kl_clip, cfg.rollout
@@ -101,7 +108,9 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         dataloader_num_workers=0, log_completions=False, disable_tqdm=False,
         chat_template_kwargs=dict(cfg.model.chat_template_kwargs) or None,
         use_vllm=r.backend == "vllm", vllm_mode=r.vllm_mode,
-        vllm_gpu_memory_utilization=r.gpu_memory_utilization, vllm_server_host=r.server_host,
+        vllm_gpu_memory_utilization=r.gpu_memory_utilization,
+        vllm_server_host=os.environ.get("MCSWEEP_VLLM_HOST", r.server_host),
+        vllm_max_model_length=max_model_len(cfg, PROMPT_TOKENS) if r.backend == "vllm" else None,
         vllm_server_port=r.server_port, vllm_tensor_parallel_size=r.tensor_parallel_size,
     )
 
@@ -116,10 +125,15 @@ def reward_funcs(cfg: RunConfig, reward: ExecutionReward) -> list:
 
 
 def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], store: RunStore) -> float | None:
-    """Diversity-determined temperature: probe D0(t) on a sample of training prompts before training."""
+    """Diversity-determined temperature: probe D0(t) on a sample of training prompts before training.
+
+    A resumed run reuses its recorded choice, so the temperature cannot change mid-run."""
     t = cfg.temperature
     if t.kind != "diversity":
         return None
+    recorded = store.read_json("temperature_probe.json")
+    if recorded:
+        return recorded["chosen"]
     probe = problems[: t.probe_prompts]
 
     def sample(temp: float):
@@ -135,15 +149,16 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
 
 def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec):
     train = train_problems(cfg.data, world)
-    chosen = pick_temperature(cfg, model, tokenizer, train, store)
-    schedule = schedule_from_config(cfg.temperature, chosen)
     reward = ExecutionReward(evaluator)
     mask = MaskSettings(cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect,
                         cfg.context.repeat_window, cfg.seed)
     trainer = MicroCoderGRPOTrainer(
-        model=model, reward_funcs=reward_funcs(cfg, reward), args=grpo_args(cfg, store, schedule.at(0)),
+        model=model, reward_funcs=reward_funcs(cfg, reward), args=grpo_args(cfg, store, cfg.temperature.value),
         train_dataset=prompt_dataset(train), processing_class=tokenizer, reward=reward, mask=mask,
     )
+    # The probe samples with the trainer's model, which is on the training device by now.
+    schedule = schedule_from_config(cfg.temperature, pick_temperature(cfg, trainer.model, tokenizer, train, store))
+    trainer.set_temperature(schedule.at(0))
     settings = EvalSettings(cfg.train.eval_samples, cfg.train.eval_temperature,
                             tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
                             seed=cfg.seed)
@@ -156,6 +171,13 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     ):
         trainer.add_callback(callback.bind(trainer))
     return trainer
+
+
+def make_evaluator(cfg: RunConfig, shadow: bool) -> Evaluator:
+    """The sandboxed judge as the `evaluator` group sets it (shadow comparators only where logged)."""
+    e = cfg.evaluator
+    return Evaluator(comparator=e.comparator, workers=e.workers, timeout_s=e.timeout_s, memory_mb=e.memory_mb,
+                     shadow_comparators=tuple(e.shadow) if shadow else ())
 
 
 def require_rollout_backend(cfg: RunConfig) -> None:
@@ -202,8 +224,7 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     store.update_card(**run_card(cfg, run_id))
     wandb_run = (start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
                  if main_process else None)
-    evaluator = Evaluator(comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers,
-                          timeout_s=cfg.evaluator.timeout_s, shadow_comparators=tuple(cfg.evaluator.shadow))
+    evaluator = make_evaluator(cfg, shadow=True)
     try:
         model, tokenizer = load_policy(cfg)
         trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)

@@ -14,14 +14,15 @@ import argparse
 import json
 from pathlib import Path
 
+import torch
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
+from mcsweep.config.schema import RunConfig
 from mcsweep.config.validate import validate_config
-from mcsweep.evaluator import Evaluator
 from mcsweep.train.data import test_problems
-from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, summarize
-from mcsweep.train.run import load_policy, policy_spec
+from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, stop_ids, summarize
+from mcsweep.train.run import load_policy, make_evaluator, policy_spec
 from mcsweep.train.run_store import RunStore
 
 DEFAULT_TEMPERATURES = (0.6, 1.2, 1.8, 2.4, 3.0, 3.6)
@@ -39,6 +40,14 @@ def checkpoints(store: RunStore, steps: list[int] | None) -> dict[int, Path | No
     return {s: found[s] for s in sorted(steps)}
 
 
+def load_checkpoint(cfg: RunConfig, path: Path, device):
+    """A checkpoint's policy with the run's dtype and attention, on the device the base policy uses."""
+    from transformers import AutoModelForCausalLM
+
+    return AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, cfg.model.dtype),
+                                                attn_implementation=cfg.model.attn_implementation).to(device)
+
+
 def _done(store: RunStore) -> set[tuple[int, float]]:
     path = store.path / "temperature_evals.jsonl"
     rows = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
@@ -52,16 +61,17 @@ def evaluate_at_temperatures(run_dir: Path, temperatures: list[float], steps: li
     cfg = validate_config(OmegaConf.load(run_dir / "config.yaml"))
     problems = test_problems(cfg.data, policy_spec(cfg).world)
     model, tokenizer = load_policy(cfg)
+    model = model.to("cuda" if torch.cuda.is_available() else "cpu")
     todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures
             if (s, t) not in _done(store)]
-    evaluator = Evaluator(comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers,
-                          timeout_s=cfg.evaluator.timeout_s)
+    evaluator = make_evaluator(cfg, shadow=False)
     try:
         for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
-            policy = model if path is None else type(model).from_pretrained(path)
+            policy = model if path is None else load_checkpoint(cfg, path, model.device)
             s = EvalSettings(samples or cfg.train.eval_samples, temp, (cfg.context.max_completion_length,),
                              seed=cfg.seed + step)
-            rows = grade_samples(sample_completions(policy, tokenizer, problems, s), s, tokenizer, evaluator, step)
+            drawn = sample_completions(policy, tokenizer, problems, s)
+            rows = grade_samples(drawn, s, tokenizer, evaluator, step, stop_ids(policy, tokenizer))
             store.append("eval_samples", rows)
             summary = {**summarize(rows, step, s.lengths[0], s.samples), "temperature": temp}
             with open(store.path / "temperature_evals.jsonl", "a") as f:

@@ -67,7 +67,8 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         add_fused_lm_head(self.accelerator.unwrap_model(self.model), temperature=value,
                           cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32, outputs=("log_probs", "entropy"))
         if self.ref_model is not None:
-            add_fused_lm_head(self.ref_model, temperature=value, cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32)
+            add_fused_lm_head(self.accelerator.unwrap_model(self.ref_model), temperature=value,
+                              cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32)
 
     def set_max_completion_length(self, value: int) -> None:
         """Context extension: longer responses from the next rollout on (HF and vLLM paths)."""
@@ -77,6 +78,13 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             self.generation_kwargs["max_new_tokens"] = value
         if getattr(self, "vllm_generation", None) is not None:
             self.vllm_generation.max_completion_length = value
+        for func in self.reward_funcs:
+            if hasattr(func, "max_completion_len"):  # DAPO's overlong shaping follows the new limit
+                func.max_completion_len = value
+
+    def at_rollout_boundary(self) -> bool:
+        """True when the next micro-step generates: TRL's own condition, also right after a resume."""
+        return self._step % (self.args.steps_per_generation * self.num_iterations) == 0 or self._buffered_inputs is None
 
     def _generate(self, prompts: list):
         start = time.perf_counter()
@@ -94,17 +102,13 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self.phase_seconds["score"] += time.perf_counter() - start
         return output
 
-    def rollout_index(self) -> int:
-        """Which rollout this is, from the step counter, so a resumed run continues the same draws."""
-        return self.state.global_step * self.args.gradient_accumulation_steps // self.args.steps_per_generation
-
     def _mask_advantages(self, advantages: torch.Tensor) -> torch.Tensor:
         s, record = self.mask_settings, self.execution_reward.last
         ids = self.rollout_log.completion_ids
         decision = truncation_mask.decide(
             ids, record.verdicts, record.rewards, mode=s.mode, rho=s.rho, non_incorrect=s.non_incorrect,
             repeat_window=s.repeat_window, stop_ids=[*self.eos_token_ids, self._tokenizer.pad_token_id],
-            draws=truncation_mask.mask_draws(s.seed, self.rollout_index(), len(ids)),
+            draws=truncation_mask.mask_draws(s.seed, self.state.global_step, self.accelerator.process_index, len(ids)),
         )
         masked = truncation_mask.apply(advantages, decision)
         self.rollout_log.advantages_before, self.rollout_log.advantages_after = advantages.clone(), masked

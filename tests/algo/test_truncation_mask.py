@@ -72,6 +72,7 @@ def test_apply_zeroes_exactly_the_masked_advantages_and_group_stats():
     assert stats["mask/repetitive"] == 0.5 and stats["mask/non_incorrect"] == 1.0
 
 
-def test_draws_replay_by_seed_and_step():
-    assert np.array_equal(tm.mask_draws(3, 7, 8), tm.mask_draws(3, 7, 8))
-    assert not np.array_equal(tm.mask_draws(3, 7, 8), tm.mask_draws(3, 8, 8))
+def test_draws_replay_by_seed_step_and_process():
+    assert np.array_equal(tm.mask_draws(3, 7, 0, 8), tm.mask_draws(3, 7, 0, 8))
+    assert not np.array_equal(tm.mask_draws(3, 7, 0, 8), tm.mask_draws(3, 8, 0, 8))
+    assert not np.array_equal(tm.mask_draws(3, 7, 0, 8), tm.mask_draws(3, 7, 1, 8))
