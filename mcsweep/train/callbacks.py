@@ -130,7 +130,10 @@ class EvalCallback(BoundCallback):
 
 
 class RunStoreCallback(BoundCallback):
-    """Metric rows to metrics.jsonl, and a sample of training completions to completions.jsonl."""
+    """Metric rows to metrics.jsonl, and training completions to completions.jsonl.
+
+    Completions are written in the step whose rollout made them, for the rollouts that start at a
+    multiple of `completions_every` steps, so no row is ever relabelled with a later step."""
 
     def __init__(self, store: RunStore, completions_every: int) -> None:
         self.store, self.completions_every = store, completions_every
@@ -141,7 +144,8 @@ class RunStoreCallback(BoundCallback):
         self.store.append("metrics", [{"step": state.global_step, **logs}])
 
     def on_step_end(self, args, state, control, **kwargs):
-        if state.global_step % self.completions_every == 0 or state.global_step == state.max_steps:
+        made_at = self.trainer.rollout_log.step
+        if made_at == state.global_step - 1 and made_at % self.completions_every == 0:
             self.store.append("completions", self._completion_rows(state.global_step))
 
     def _completion_rows(self, step: int) -> list[dict]:

@@ -221,7 +221,9 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     store.truncate_after(int(ckpt.name.split("-")[-1]) if ckpt else -1)
     if main_process:
         OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
-    store.update_card(**run_card(cfg, run_id))
+    card = run_card(cfg, run_id)
+    card["started"] = store.read_json("run_card.json").get("started", card["started"])  # kept across resumes
+    store.update_card(**card)
     wandb_run = (start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
                  if main_process else None)
     evaluator = make_evaluator(cfg, shadow=True)

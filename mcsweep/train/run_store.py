@@ -82,5 +82,8 @@ class RunStore:
         self.write_json("run_card.json", {**self.read_json("run_card.json"), **fields})
 
     def latest_checkpoint(self) -> Path | None:
-        ckpts = sorted(self.path.glob("checkpoints/checkpoint-*"), key=lambda p: int(p.name.split("-")[-1]))
+        """The newest complete checkpoint: the Trainer writes trainer_state.json after the weights and the
+        optimizer, so a checkpoint cut short by a kill is skipped."""
+        complete = [p.parent for p in self.path.glob("checkpoints/checkpoint-*/trainer_state.json")]
+        ckpts = sorted(complete, key=lambda p: int(p.name.split("-")[-1]))
         return ckpts[-1] if ckpts else None

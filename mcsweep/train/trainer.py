@@ -35,6 +35,7 @@ class MaskSettings:
 class RolloutLog:
     """What the last rollout did, for the run store's completion samples and for tests."""
 
+    step: int | None = None  # optimizer steps done when the rollout was generated
     completion_ids: list[list[int]] = field(default_factory=list)
     advantages_before: torch.Tensor | None = None
     advantages_after: torch.Tensor | None = None
@@ -97,6 +98,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         start = time.perf_counter()
         output = super()._generate_and_score_completions(inputs)
         if self.model.training:
+            self.rollout_log.step = self.state.global_step
             output["advantages"] = self._mask_advantages(output["advantages"])
             self._log_diversity()
         self.phase_seconds["score"] += time.perf_counter() - start

@@ -34,6 +34,8 @@ def test_unknown_table_and_checkpoint_order(tmp_path):
         store.append("nope", [])
     for step in (2, 10, 4):
         (store.path / "checkpoints" / f"checkpoint-{step}").mkdir()
+        (store.path / "checkpoints" / f"checkpoint-{step}" / "trainer_state.json").write_text("{}")
+    (store.path / "checkpoints" / "checkpoint-12").mkdir()  # killed mid-save: no trainer_state.json
     assert store.latest_checkpoint().name == "checkpoint-10"
 
 
