@@ -37,7 +37,6 @@ class RolloutLog:
 
     step: int | None = None  # optimizer steps done when the rollout was generated
     completion_ids: list[list[int]] = field(default_factory=list)
-    advantages_before: torch.Tensor | None = None
     advantages_after: torch.Tensor | None = None
     decision: truncation_mask.MaskDecision | None = None
 
@@ -113,7 +112,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             draws=truncation_mask.mask_draws(s.seed, self.state.global_step, self.accelerator.process_index, len(ids)),
         )
         masked = truncation_mask.apply(advantages, decision)
-        self.rollout_log.advantages_before, self.rollout_log.advantages_after = advantages.clone(), masked
+        self.rollout_log.advantages_after = masked
         self.rollout_log.decision = decision
         for name, value in truncation_mask.group_stats(decision, self.num_generations).items():
             self._metrics["train"][name].append(value)
