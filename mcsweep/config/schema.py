@@ -144,7 +144,7 @@ class BatchConfig:
 
     name: str = "default"
     train_batch: int = 8
-    mini_batch: int = 4
+    mini_batch: int = 8
     group_size: int = 8
 
     def __post_init__(self) -> None:
@@ -250,13 +250,13 @@ class LauncherConfig:
 
 @dataclass
 class TrainConfig:
-    steps: int = 40
+    steps: int = 140
     learning_rate: float = 1e-4
-    eval_every: int = 20
+    eval_every: int = 70
     eval_samples: int = 4
     eval_temperature: float = 1.0
     eval_at_start: bool = True
-    save_every: int = 10
+    save_every: int = 35
     keep_checkpoints: int | None = None
     completions_every: int = 5
     micro_batch: int | None = None
