@@ -20,7 +20,7 @@ from mcsweep.gpu.layout import ServerLayout, serve_command, train_command
 ROOT = Path(__file__).resolve().parents[2]
 SBATCH = ROOT / "scripts" / "gpu" / "grpo_vllm_server.sbatch"
 # Paper scale without its micro-batch and activation checkpointing: a whole update in one forward.
-SMALL = ["scale=paper", "model=qwen3_1.7b", "context=short", "train.micro_batch=null",
+SMALL = ["scale=paper", "model=qwen3_1.7b", "context=short", "batch=mid", "train.micro_batch=null",
          "train.gradient_checkpointing=false"]
 # Fits 80 GiB trainer GPUs: 32 sequences an update, 2048 tokens each.
 FITS = [*SMALL, "batch.train_batch=8", "batch.mini_batch=4", "context.max_completion_length=1024"]
