@@ -74,4 +74,8 @@ def test_preempted_point_is_requeued_and_resumes(slurm: Path, tmp_path: Path, ti
     assert proc.returncode == 0, output
     [result] = [json.loads(p.read_text()) for p in (tmp_path / sweep).glob("*/result.json")]
     assert result["attempt"] == 2, "the point did not run again after the requeue"
+    # The result file can be read before slurmd reports the job's end, so give SLURM a moment.
+    deadline = time.monotonic() + 30
+    while _job_field(job, "JobState") != "COMPLETED" and time.monotonic() < deadline:
+        time.sleep(0.5)
     assert _job_field(job, "Restarts") == "1" and _job_field(job, "JobState") == "COMPLETED"
