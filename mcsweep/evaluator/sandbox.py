@@ -9,13 +9,13 @@ outputs, anywhere in its own memory. The grader compares outputs as data.
 
 Isolation (reported by ``Isolation``), as root: the zygote unshares a network namespace (no interfaces
 up) and a mount namespace in which /tmp, /var/tmp, /dev/shm and /run/lock are fresh root-owned tmpfs
-and the hidden paths (home directories, the project tree) are empty, except the Python installation
-bound back in place (writable by root only). Each child runs as its own unprivileged uid (so it cannot
-write outside its 0700 working directory, signal other runs, or read their files), with no_new_privs
-(setuid programs stay unprivileged), in its own process group, under rlimits (CPU, address space, file
-size, processes, open files). After each run the process group is killed; if any descendant escaped
-it, everything running as the run's uid is killed; the working directory is removed. Without root,
-only rlimits, the process group and the temporary directory apply.
+and the hidden paths (home directories, the project tree wherever it lives, the grader's cwd) are empty,
+except the Python installation bound back in place (writable by root only). Each child runs as its own
+unprivileged uid (so it cannot write outside its 0700 working directory, signal other runs, or read
+their files), with no_new_privs (setuid programs stay unprivileged), in its own process group, under
+rlimits (CPU, address space, file size, processes, open files). After each run the process group is
+killed; if any descendant escaped it, everything running as the run's uid is killed; the working
+directory is removed. Without root, only rlimits, the process group and the temporary directory apply.
 """
 
 from __future__ import annotations
@@ -132,6 +132,16 @@ def _python_paths() -> list[str]:
     paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     paths |= {os.path.realpath(p) for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")}
     return sorted(paths)
+
+
+def grader_trees(cwd: str) -> list[str]:
+    """The project tree and the grader's working directory, wherever they live (a CI checkout, say).
+
+    The system Python's own prefix is never among them: children need it to run at all.
+    """
+    system = os.path.realpath(sys.base_prefix)
+    trees = {os.path.realpath(p) for p in (_PACKAGE_ROOT, cwd)}
+    return sorted(t for t in trees if t != "/" and not (system + "/").startswith(t.rstrip("/") + "/"))
 
 
 def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
@@ -557,7 +567,7 @@ class Slot:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "LANG")}
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"})
-        config = json.dumps({"hidden": list(hidden)})
+        config = json.dumps({"hidden": list(hidden) + grader_trees(os.getcwd())})
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(theirs.fileno()), config],
             pass_fds=[theirs.fileno()],

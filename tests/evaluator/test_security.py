@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from mcsweep.evaluator import Evaluator, GradeRequest
-from mcsweep.evaluator.sandbox import UID_BASE
+from mcsweep.evaluator.sandbox import UID_BASE, grader_trees
 
 ONE_IO = json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]})
 FAILING = {"wrong_answer", "time_limit", "memory_limit", "runtime_error", "compile_error"}
@@ -166,6 +167,23 @@ def test_project_tree_and_home_are_hidden(hostile):
         "print('contained' if not seen else seen)\n"
     )
     assert probe(hostile, code).passed
+
+
+def test_project_tree_is_hidden_wherever_it_lives():
+    """With no fixed hidden paths at all (a checkout outside /work, say), the project tree stays hidden."""
+    with Evaluator(workers=1, timeout_s=1.0, hidden_paths=()) as ev:
+        needs_isolation(ev)
+        code = (
+            f"import os\nfor p in [{str(Path(__file__).resolve())!r}, {os.getcwd()!r} + '/pyproject.toml']:\n"
+            "    try:\n        open(p).read(1)\n        print(p)\n    except OSError:\n        pass\n"
+            "print('contained')\n"
+        )
+        assert probe(ev, code).passed
+        assert set(grader_trees(os.getcwd())) <= set(ev.isolation.hidden_paths)
+
+
+def test_system_python_is_never_hidden():
+    assert grader_trees("/") == grader_trees(sys.base_prefix) == grader_trees(os.path.dirname(sys.base_prefix))
 
 
 def test_other_runs_files_cannot_be_read(hostile):
