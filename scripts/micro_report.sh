@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Regenerate reports/micro/ from scratch: every axis sweep in the micro world at the report's run
+# length (conf/experiment/micro_report.yaml), the temperature-robustness evaluations of the
+# temperature sweep's checkpoints, then the report. Two chains of sweeps run side by side, one run
+# per core. Re-running skips finished runs (found by their run id) and resumes interrupted ones.
+#   scripts/micro_report.sh            # runs in runs/micro/ (or $MCSWEEP_RUNS), report in reports/micro/
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export MCSWEEP_RUNS="${MCSWEEP_RUNS:-runs/micro}"
+PY=.venv/bin/python
+
+chain() {
+  for sweep in "$@"; do
+    $PY -m mcsweep +sweep="$sweep" experiment=micro_report hydra.launcher.n_jobs=1 -m
+  done
+}
+
+chain temperature evaluator data kl_clip batch & first=$!
+sleep 2  # distinct Hydra multirun folders (they are named by the second)
+chain seeds context masking table1 & second=$!
+wait "$first"
+wait "$second"
+for run in "$MCSWEEP_RUNS"/temperature/*/; do
+  $PY -m mcsweep.train.temperature_eval "$run" --steps 0 40
+done
+$PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out reports/micro/ --title "Micro world (simulated problems, CPU)"
