@@ -76,9 +76,16 @@ class TemperatureConfig:
                   "temperature.target_diversity", f"must be in (0, 1] (got {self.target_diversity})")
 
 
+DATA_SOURCES = ("micro", "jsonl", "hf")
+
+
 @dataclass
 class DataConfig:
-    """`source`: micro (embedded sets), jsonl (a problem-record file) or hf (a hub dataset)."""
+    """`source`: micro (embedded sets), jsonl (a problem-record file) or hf (a hub dataset).
+
+    The test split comes from `test_source` (default: `source`) and `test_path` (default: `path`), so
+    that a pipeline-built training file can be tested on the micro world's test split.
+    """
 
     name: str = "hard"
     source: str = "micro"
@@ -86,12 +93,13 @@ class DataConfig:
     path: str | None = None
     n_train: int | None = None
     test_set: str = "test"
+    test_source: str | None = None
     test_path: str | None = None
     n_test: int = 60
 
     def __post_init__(self) -> None:
-        check(self.source in ("micro", "jsonl", "hf"), "data.source",
-              f"unknown source {self.source!r}; one of micro, jsonl, hf")
+        for key, value in (("source", self.source), ("test_source", self.test_source or self.source)):
+            check(value in DATA_SOURCES, f"data.{key}", f"unknown source {value!r}; one of {', '.join(DATA_SOURCES)}")
         check(self.source == "micro" or self.path is not None, "data.path", f"required for source {self.source}")
         check(self.n_test >= 1, "data.n_test", f"must be >= 1 (got {self.n_test})")
         check(self.n_train is None or self.n_train >= 1, "data.n_train", f"must be >= 1 (got {self.n_train})")

@@ -53,6 +53,8 @@ def _sample(problems: list[Problem], k: int, temperature: float, max_new_tokens:
 def micro_policy_pass_rates(k: int = 8, temperature: float = 0.8, max_new_tokens: int = 160, batch: int = 16,
                             seed: int = 0, workers: int = 2) -> PassRateProvider:
     """Pass rates of the warm-started micro policy, k samples per problem, graded by the evaluator."""
+    from mcsweep.micro.policy import PolicySpec
+    from mcsweep.micro.problems import WorldSpec
 
     def provide(problems: list[Problem]) -> dict[str, float]:
         from mcsweep.evaluator import Evaluator
@@ -64,4 +66,5 @@ def micro_policy_pass_rates(k: int = 8, temperature: float = 0.8, max_new_tokens
         finally:
             ev.close()
 
+    provide.cache_tag = PolicySpec(world=WorldSpec(seed=seed)).key()  # type: ignore[attr-defined]
     return provide

@@ -134,7 +134,9 @@ def _filter_fn(cfg: PipelineConfig, parts: Parts) -> StageFn:
         provider = parts.provider or provider_from_config(dict(f.pass_rates), cfg.process.validate.evaluator)
         raw = to_dict(cfg)["filter"]
         score_tag = digest(raw["scorer"], raw["rubric"], raw["difficulty"]["repeats"], cfg.seed)
-        rate_tag = digest(raw["pass_rates"])  # a rate belongs to (policy, problem): any sample reuses it
+        # A rate belongs to (policy, problem): any sample reuses it. A provider names its policy's
+        # weights in `cache_tag` where its config does not (the micro policy's build key).
+        rate_tag = digest(raw["pass_rates"], getattr(provider, "cache_tag", ""))
         fparts = FilterParts(parts.scorer or _scorer(cfg), rubric_from_config(f.rubric), provider,
                              lambda: [p for s in f.test_sets for p in load_source(dict(s))],
                              f"scores-{score_tag}.jsonl", f"pass_rates-{rate_tag}.jsonl")

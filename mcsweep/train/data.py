@@ -61,7 +61,7 @@ def train_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
 
 
 def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
-    source = "jsonl" if cfg.test_path else "micro" if cfg.source == "micro" else cfg.source
+    source = cfg.test_source or ("jsonl" if cfg.test_path else cfg.source)
     return _load(source, cfg.test_set, cfg.test_path or cfg.path, cfg.n_test, world)
 
 

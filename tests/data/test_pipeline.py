@@ -149,3 +149,26 @@ def test_cache_cuts_a_half_written_last_line_and_refuses_corruption(tmp_path: Pa
     path.write_text('{"id": "a", "val\n{"id": "b", "value": 2}\n')
     with pytest.raises(ValueError, match=r"c\.jsonl:1: corrupt"):
         JsonlCache(path)
+
+
+def test_pass_rates_are_measured_again_for_another_policy(tmp_path: Path) -> None:
+    cfg = load_config(_config(tmp_path))
+    calls: list[str] = []
+
+    def provider(tag: str) -> Any:
+        rates = chain_rate_provider()
+
+        def provide(problems: list[Problem]) -> dict[str, float]:
+            calls.extend([tag] if problems else [])
+            return rates(problems)
+
+        provide.cache_tag = tag  # type: ignore[attr-defined]
+        return provide
+
+    build(cfg, Parts(provider=provider("policy-a")), log=lambda _: None)
+    batches = len(calls)
+    build(cfg, Parts(provider=provider("policy-a")), force=("filter",), log=lambda _: None)
+    assert len(calls) == batches  # same policy: the cached rates are reused
+    build(cfg, Parts(provider=provider("policy-b")), force=("filter",), log=lambda _: None)
+    assert calls == ["policy-a"] * batches + ["policy-b"] * batches
+    assert len(list((Path(cfg.out_dir) / "filter").glob("pass_rates-*.jsonl"))) == 2
