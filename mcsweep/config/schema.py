@@ -69,6 +69,10 @@ class TemperatureConfig:
         check(steps == sorted(steps), "temperature.stages", f"steps must increase (got {steps})")
         if self.kind in ("staged", "ramp"):
             check(len(self.stages) >= 1, "temperature.stages", f"{self.kind} needs at least one stage")
+        else:
+            check(not self.stages, "temperature.stages", f"only staged and ramp read stages, not {self.kind}")
+        check(self.kind == "diversity" or not self.candidates, "temperature.candidates",
+              f"only diversity reads candidates, not {self.kind}")
         if self.kind == "diversity":
             check(len(self.candidates) >= 1 and all(c > 0 for c in self.candidates),
                   "temperature.candidates", f"needs positive candidates (got {self.candidates})")

@@ -39,6 +39,8 @@ def test_default_config_is_valid():
     (["context.max_completion_length=512"], "context.eval_lengths"),
     (["masking.non_incorrect=maybe"], "masking.non_incorrect"),
     (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
+    (["temperature.stages=[[10,1.8]]"], "temperature.stages"),
+    (["temperature.candidates=[0.6,1.2]"], "temperature.candidates"),
 ])
 def test_bad_values_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match="^" + re.escape(key) + ":"):
