@@ -32,17 +32,23 @@ ConfigStore.instance().store(group="hydra/sweeper", name="mcsweep_optuna", node=
 class ResumingOptunaSweeper(OptunaSweeper):
     def sweep(self, arguments: list[str]) -> Any:
         impl = self.sweeper
-        total, impl.n_trials = impl.n_trials, trials_to_go(impl.storage, impl.study_name, impl.n_trials)
+        total = impl.n_trials
+        impl.n_trials, stored = trials_to_go(impl.storage, impl.study_name, total)
         if impl.n_trials == 0:
             log.info("study %r has its %d trials; nothing launched", impl.study_name, total)
             return None
+        if stored:
+            # A sampler seeded as before would redraw the stored trials' points (same run ids, so the
+            # "new" trials would only read back old results): draw fresh ones instead.
+            impl.sampler.reseed_rng()
         return super().sweep(arguments)
 
 
-def trials_to_go(storage: Any, study_name: str | None, n_trials: int) -> int:
-    """Trials left for the study to reach `n_trials` finished ones; fails its interrupted trials."""
+def trials_to_go(storage: Any, study_name: str | None, n_trials: int) -> tuple[int, int]:
+    """(trials left for the study to reach `n_trials` finished ones, trials already stored); fails
+    the interrupted trials."""
     if storage is None:
-        return n_trials
+        return n_trials, 0
     if not study_name:
         raise ValueError("hydra.sweeper.study_name: required with a storage, or an interrupted search "
                          "cannot be found again")
@@ -53,7 +59,7 @@ def trials_to_go(storage: Any, study_name: str | None, n_trials: int) -> int:
     try:
         study = optuna.load_study(study_name=study_name, storage=storage)
     except KeyError:  # optuna's answer for a study that is not stored yet
-        return n_trials
+        return n_trials, 0
     interrupted = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
     for trial in interrupted:
         study.tell(trial.number, state=TrialState.FAIL)
@@ -61,7 +67,7 @@ def trials_to_go(storage: Any, study_name: str | None, n_trials: int) -> int:
     to_go = max(0, n_trials - done)
     log.info("resuming study %r: %d trials finished, %d interrupted (marked failed), %d to go",
              study_name, done, len(interrupted), to_go)
-    return to_go
+    return to_go, len(study.get_trials(deepcopy=False))
 
 
 def _make_sqlite_folder(storage: Any) -> None:

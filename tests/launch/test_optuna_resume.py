@@ -15,12 +15,15 @@ from optuna.trial import TrialState
 STUDY = "tiny_optuna"
 
 
-def _states(storage: str) -> list[TrialState]:
+def _trials(storage: str) -> list[optuna.trial.FrozenTrial]:
     try:
-        study = optuna.load_study(study_name=STUDY, storage=storage)
+        return optuna.load_study(study_name=STUDY, storage=storage).get_trials(deepcopy=False)
     except KeyError:
         return []
-    return [t.state for t in study.get_trials(deepcopy=False)]
+
+
+def _states(storage: str) -> list[TrialState]:
+    return [t.state for t in _trials(storage)]
 
 
 def _mid_trial(states: list[TrialState]) -> bool:
@@ -56,6 +59,8 @@ def test_interrupted_search_resumes_to_its_total(tmp_path: Path, tiny_app) -> No
     after = _states(storage)
     assert after.count(TrialState.COMPLETE) == 4 and after.count(TrialState.FAIL) == 1
     assert TrialState.RUNNING not in after
+    xs = [t.params["x"] for t in _trials(storage)]
+    assert len(set(xs)) == len(xs), f"the resumed search redrew stored points: {xs}"
 
     again = _search(tiny_app, tmp_path)
     assert f"study '{STUDY}' has its 4 trials; nothing launched" in again.stdout + again.stderr
