@@ -20,7 +20,13 @@ sleep 2  # distinct Hydra multirun folders (they are named by the second)
 chain seeds context masking table1 & second=$!
 wait "$first"
 wait "$second"
+# Temperature robustness (T1, fig 7_2): first and last checkpoint, 4 temperatures, 2 samples a problem.
+evals=()
 for run in "$MCSWEEP_RUNS"/temperature/*/; do
-  $PY -m mcsweep.train.temperature_eval "$run" --steps 0 40
+  $PY -m mcsweep.train.temperature_eval "$run" --steps 0 40 --temperatures 0.6 1.2 1.8 2.4 --samples 2 &
+  evals+=($!)
+  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do sleep 5; done
 done
-$PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out reports/micro/ --title "Micro world (simulated problems, CPU)"
+for pid in "${evals[@]}"; do wait "$pid"; done
+$PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out reports/micro/ --notes reports/micro/notes.md \
+  --title "mcsweep in the micro world (generated problems, 1.7M-parameter policy, CPU)"

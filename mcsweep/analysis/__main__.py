@@ -17,9 +17,11 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("runs", nargs="+", help="run folders, run roots, or wandb:ENTITY/PROJECT[/GROUP]")
     rep.add_argument("--out", type=Path, required=True, help="output folder (report.md, figures/)")
     rep.add_argument("--title", default="mcsweep report")
+    rep.add_argument("--notes", type=Path, help="a Markdown file saying how the runs were made, put under the title")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    path = report(args.runs, args.out, args.title)
+    notes = args.notes.read_text() if args.notes else ""
+    path = report(args.runs, args.out, args.title, notes)
     print(path)
     return 0
 

@@ -165,8 +165,10 @@ def _passk_section(samples: pd.DataFrame) -> str:
     )
 
 
-def write_report(frame: pd.DataFrame, samples: pd.DataFrame, out: Path, title: str = "mcsweep report") -> Path:
-    """Write ``out``/report.md and ``out``/figures/*.{png,pdf}; returns the report's path."""
+def write_report(frame: pd.DataFrame, samples: pd.DataFrame, out: Path, title: str = "mcsweep report",
+                 notes: str = "") -> Path:
+    """Write ``out``/report.md and ``out``/figures/*.{png,pdf}; returns the report's path. ``notes``
+    (Markdown: how the runs were made) goes under the title."""
     out.mkdir(parents=True, exist_ok=True)
     written = figures.draw_all(frame, samples, out / "figures")
     links = {fid: f"[fig {fid}](figures/{paths[0].name})" for fid, paths in written.items() if paths}
@@ -176,7 +178,7 @@ def write_report(frame: pd.DataFrame, samples: pd.DataFrame, out: Path, title: s
         for f in figures.FIGURES
     )
     sections = [
-        f"# {title}\n\nData: {style.source_label(frame)}.",
+        f"# {title}\n\nData: {style.source_label(frame)}." + (f"\n\n{notes.strip()}" if notes.strip() else ""),
         "## Runs\n\n" + _load_section(load_report(frame)),
         "## Sweeps\n\n" + _sweeps_section(frame),
         "## Missing sweeps\n\n" + _missing_section(frame),
@@ -191,6 +193,6 @@ def write_report(frame: pd.DataFrame, samples: pd.DataFrame, out: Path, title: s
     return path
 
 
-def report(sources: Sequence[str | Path], out: Path, title: str = "mcsweep report") -> Path:
+def report(sources: Sequence[str | Path], out: Path, title: str = "mcsweep report", notes: str = "") -> Path:
     """Load ``sources`` (run folders, run roots, ``wandb:ENTITY/PROJECT[/GROUP]``) and write the report."""
-    return write_report(load(*sources), load_samples(*sources), out, title)
+    return write_report(load(*sources), load_samples(*sources), out, title, notes)

@@ -50,8 +50,11 @@ def test_report_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         tmp_path / "runs",
         sim.make_sweep("data", sim.PAPER["data"]) + sim.make_sweep("table1", sim.PAPER["table1"]),
     )
-    assert main(["report", str(runs), "--out", str(tmp_path / "rep"), "--title", "SIMULATED check"]) == 0
+    (tmp_path / "notes.md").write_text("Runs of 40 rollouts, simulated.\n")
+    argv = ["report", str(runs), "--out", str(tmp_path / "rep"), "--title", "SIMULATED check"]
+    assert main([*argv, "--notes", str(tmp_path / "notes.md")]) == 0
     text = (tmp_path / "rep" / "report.md").read_text()
+    assert text.split("\n\n")[2] == "Runs of 40 rollouts, simulated."
     assert "SIMULATED" in text and "| D2 | data |" in text and "**holds**" in text
     assert "`python -m mcsweep +sweep=masking -m`" in text
     assert "## Table 1" in text and "LeetCode (call)" in text and "95% CI" in text
