@@ -24,6 +24,7 @@ ALIASES: dict[str, set[str]] = {
     "conditional": {"conditional", "cond", "cond_mask"},
     "mask_all": {"all", "mask_all", "maskall"},
 }
+DEFAULT_RHO = 0.3  # the conditional mask's rate in MicroCoder-GRPO
 _NUM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(k?)\s*$", re.IGNORECASE)
 _STAGED = re.compile(r"^(.+?)\s*->\s*(.+?)(?:\s*@\s*(\d+))?$")
 _RAMP = re.compile(r"^(?:ramp[:_]?)?(.+?)\s*~\s*(.+?)$")
@@ -33,6 +34,12 @@ _RATE = re.compile(r"^(?:rate|mask|conditional)?[_:]?(\d+(?:\.\d+)?)(%?)$", re.I
 def find(arms: list[str], role: str) -> str | None:
     """The arm whose name is one of ``role``'s aliases (case-insensitive)."""
     return next((a for a in arms if a.strip().lower() in ALIASES[role]), None)
+
+
+def conditional_at_default_rho(arms: list[str]) -> str | None:
+    """A sweep of conditional-mask rates ('conditional_0.1'...) holds the conditional mask itself as
+    the rate at the study's default rho."""
+    return next((a for a in arms if a.lower().startswith("conditional") and mask_amount(a) == DEFAULT_RHO), None)
 
 
 def number(arm: str) -> float | None:

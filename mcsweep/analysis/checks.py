@@ -59,6 +59,9 @@ def e3(ctx: Ctx) -> Verdict:
     if isinstance(a, Verdict):
         return a
     r, b = _corr_values(ctx, a["robust"]), _corr_values(ctx, a["lcb"])
+    if not len(r) or not len(b):
+        return inconclusive("a reward/pass@1 correlation needs >= 3 evaluation steps that also log a "
+                            "training reward (step 0 has none)")
     numbers = {
         "corr(reward, acc)[robust]": round(float(np.mean(r)), 3) if len(r) else np.nan,
         "corr(reward, acc)[lcb]": round(float(np.mean(b)), 3) if len(b) else np.nan,
@@ -425,6 +428,9 @@ def _by_amount(ctx: Ctx, with_none: bool) -> list[str]:
     return sorted((a for a, v in amt.items() if v is not None and (with_none or v > 0)), key=amt.__getitem__)
 
 
+SHAPE_POINTS = 5  # evaluations a run needs before its pass@1 curve can show a rise, a fall and a plateau
+
+
 def rise_fall_converge(s: pd.Series) -> bool:
     """Peak before the last 20% of steps, a collapse-sized fall after it, and a flat last quarter."""
     sm = pd.Series(cr.smooth(s.to_numpy(), cr.PEAK_WINDOW), index=s.index)
@@ -439,6 +445,10 @@ def m3(ctx: Ctx) -> Verdict:
     masked = _by_amount(ctx, with_none=False)
     if not masked:
         return inconclusive(f"no masking arm (rates or mask all) (have {ctx.arms})")
+    points = min(len(s) for a in masked for s in ctx.series(ACC, a).values())
+    if points < SHAPE_POINTS:
+        return inconclusive(f"a rise, fall and levelling off needs >= {SHAPE_POINTS} evaluations per run "
+                            f"(have {points})")
     flags = {f"{a}/{r}": rise_fall_converge(s) for a in masked for r, s in ctx.series(ACC, a).items()}
     return all_or_none(flags, "pass@1 rose, fell and levelled off", ctx.means(ACC, cr.drop, masked))
 
@@ -493,7 +503,7 @@ def m7(ctx: Ctx) -> Verdict:
 
 
 def m8(ctx: Ctx) -> Verdict:
-    cond = ar.find(ctx.arms, "conditional")
+    cond = ar.find(ctx.arms, "conditional") or ar.conditional_at_default_rho(ctx.arms)
     others = [a for a in ctx.arms if a != cond]
     if cond is None or not others:
         return inconclusive(f"need the conditional mask and another arm (have {ctx.arms})")

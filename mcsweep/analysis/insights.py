@@ -19,6 +19,7 @@ from mcsweep.analysis.verdicts import DEFINITION, Ctx, Store, Verdict, inconclus
 AXIS_OF_SWEEP = {
     "evaluator": "evaluator",
     "temperature": "temperature",
+    "temperature_schedules": "temperature",
     "data": "data",
     "context": "context",
     "masking": "masking",
@@ -220,7 +221,7 @@ INSIGHTS: tuple[Insight, ...] = (
         "T10",
         "temperature",
         "Continuous temperature ramps are unstable; use discrete stages.",
-        "temperature",
+        "temperature_schedules",
         (ACC,),
         "7_2",
         f"final pass@1 of the best staged arm > every ramp arm (a~b); {_NOISE}",
@@ -450,6 +451,7 @@ BY_ID: dict[str, Insight] = {i.id: i for i in INSIGHTS}
 SWEEPS: tuple[str, ...] = (
     "evaluator",
     "temperature",
+    "temperature_schedules",
     "data",
     "context",
     "masking",

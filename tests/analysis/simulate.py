@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from mcsweep.analysis.insights import AXIS_OF_SWEEP
+
 N_STEPS, EVAL_EVERY = 60, 3
 TRAIN_LEN, EXT_LEN = 256, 512
 DEFAULTS: dict[str, float] = {
@@ -52,6 +54,10 @@ PAPER: dict[str, dict[str, dict[str, float]]] = {
         "1.2": {"d0": 0.62, "de": 0.58, "ap": 0.41},
         "1.8": {"d0": 0.75, "de": 0.60, "ap": 0.40},
         "0.6->1.2@30": {"d0": 0.45, "de": 0.58, "ap": 0.43},
+        "0.6->1.8@30": {"d0": 0.45, "de": 0.60, "ap": 0.44},
+        "0.6~1.8": {"d0": 0.45, "de": 0.40, "ap": 0.38, "tp": 0.6, "ae": 0.33},
+    },
+    "temperature_schedules": {
         "0.6->1.8@30": {"d0": 0.45, "de": 0.60, "ap": 0.44},
         "0.6~1.8": {"d0": 0.45, "de": 0.40, "ap": 0.38, "tp": 0.6, "ae": 0.33},
     },
@@ -228,7 +234,7 @@ def _temperature_samples(rng: np.random.Generator, base: float, grow: float) -> 
 def make_run(sweep: str, arm: str, params: dict[str, float], seed: int) -> SimRun:
     q = {**DEFAULTS, **params}
     rng = _rng(sweep, arm, seed)
-    axes = {} if sweep in ("table1", "seeds") else {sweep: arm}
+    axes = {} if sweep in ("table1", "seeds") else {AXIS_OF_SWEEP[sweep]: arm}
     card = {
         "run_id": f"sim-{sweep}-{arm}-s{seed}".replace(">", "").replace("@", "at").replace("%", "pct"),
         "sweep": sweep,

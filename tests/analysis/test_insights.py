@@ -129,3 +129,31 @@ def test_check_all_on_the_simulated_store(paper_frame: pd.DataFrame, paper_sampl
     table = check_all(paper_frame, paper_samples)
     assert len(table) == 40
     assert table["status"].value_counts().to_dict() == {"holds": 34, "definition": 6}
+
+
+def test_conditional_mask_is_the_default_rho_arm_of_a_rate_sweep(tmp_path: Path) -> None:
+    """mcsweep's masking sweep names its arms conditional_<rho>; M8's conditional mask is rho 0.3. SIMULATED."""
+    paper = sim.PAPER["masking"]
+    arms = {"none": paper["none"], "conditional_0.1": paper["10%"], "conditional_0.3": paper["conditional"],
+            "all": paper["all"]}
+    sim.write_store(tmp_path, sim.make_sweep("masking", arms))
+    verdict = BY_ID["M8"].run(load(tmp_path))
+    assert verdict.status == "holds", verdict
+    assert any("[conditional_0.3]" in k for k in verdict.numbers)
+
+
+def test_curve_shape_needs_enough_evaluations() -> None:
+    """Three evaluations cannot show a rise, a fall and a plateau: M3 says so instead of judging. SIMULATED."""
+    frame, _ = _world("masking", "")
+    acc = BY_ID["M3"].metrics[0]
+    few = frame[(frame["metric"] != acc) | frame["step"].isin([0, 30, 60])]
+    verdict = BY_ID["M3"].run(few)
+    assert verdict.status == "inconclusive" and "needs >= 5 evaluations per run (have 3)" in verdict.reason
+
+
+def test_reward_accuracy_correlation_needs_three_evaluations_with_reward() -> None:
+    frame, _ = _world("evaluator", "")
+    acc = BY_ID["E3"].metrics[1]
+    few = frame[(frame["metric"] != acc) | frame["step"].isin([30, 60])]
+    verdict = BY_ID["E3"].run(few)
+    assert verdict.status == "inconclusive" and "needs >= 3 evaluation steps" in verdict.reason
