@@ -15,9 +15,15 @@ chain() {
   done
 }
 
-chain temperature evaluator data kl_clip batch & first=$!
+# The data axis's third arm: the hard set the dataset pipeline builds (issue #7), same run length.
+pipeline_arm() {
+  $PY -m mcsweep.data build --config conf/data_pipeline/micro_hard.yaml
+  $PY -m mcsweep data=micro_pipeline sweep_name=data experiment=micro_report launcher.torch_threads=1
+}
+
+chain temperature temperature_schedules evaluator data kl_clip batch & first=$!
 sleep 2  # distinct Hydra multirun folders (they are named by the second)
-chain seeds context masking table1 & second=$!
+(chain seeds context masking table1 && pipeline_arm) & second=$!
 wait "$first"
 wait "$second"
 # Temperature robustness (T1, fig 7_2): first and last checkpoint, 4 temperatures, 2 samples a problem.
