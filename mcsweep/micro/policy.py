@@ -7,6 +7,7 @@ setting builds a new policy and an unchanged one is reused.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import fcntl
 import functools
@@ -16,6 +17,7 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,8 +81,23 @@ def policy_path(spec: PolicySpec) -> Path:
     with open(target.parent / f"{spec.key()}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (target / "build.json").exists():
-            _build(spec, target)
+            with _all_cores():
+                _build(spec, target)
     return target
+
+
+@contextlib.contextmanager
+def _all_cores() -> Iterator[None]:
+    """The build runs once and alone (concurrent runs wait on its lock), so it uses every core this
+    process may use, whatever torch thread count the calling run chose for its own training."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(len(os.sched_getaffinity(0)))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def train_tokenizer(texts: list[str], vocab_size: int):
@@ -125,6 +142,7 @@ def _render(example: dict) -> str:
 
 def _build(spec: PolicySpec, target: Path) -> None:
     """Tokenizer, random init, then SFT warm start through TRL's SFTTrainer; written atomically."""
+    import torch
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
@@ -151,7 +169,8 @@ def _build(spec: PolicySpec, target: Path) -> None:
     shutil.rmtree(tmp / "sft", ignore_errors=True)
     n_params = sum(p.numel() for p in model.parameters())
     build = {"spec": dataclasses.asdict(spec), "key": spec.key(), "n_params": n_params,
-             "sft_loss": result.training_loss, "seconds": round(time.time() - start, 1)}
+             "sft_loss": result.training_loss, "seconds": round(time.time() - start, 1),
+             "torch_threads": torch.get_num_threads()}
     (tmp / "build.json").write_text(json.dumps(build, indent=2))
     tmp.rename(target)
     log.info("micro policy built in %.0f s (%d parameters)", build["seconds"], n_params)
