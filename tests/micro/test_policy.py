@@ -49,26 +49,17 @@ def test_same_settings_give_the_same_initial_weights():
     assert not all(torch.equal(p, q) for p, q in zip(first.parameters(), other.parameters(), strict=True))
 
 
+
 def test_build_uses_every_core_and_restores_the_run_threads(tmp_path, monkeypatch):
     """A run trains on 1 thread (parallel sweep points), but its one-off policy build takes all cores."""
     import os
 
-    from mcsweep.micro import policy
-
-    seen = []
-
-    def fake_build(spec, target):
-        seen.append(torch.get_num_threads())
-        target.mkdir(parents=True)
-        (target / "build.json").write_text("{}")
-
     monkeypatch.setenv("MCSWEEP_CACHE", str(tmp_path))
-    monkeypatch.setattr(policy, "_build", fake_build)
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        policy_path(PolicySpec(sft_steps=1))
-        assert seen == [len(os.sched_getaffinity(0))]
+        build = json.loads((policy_path(TINY) / "build.json").read_text())
+        assert build["torch_threads"] == len(os.sched_getaffinity(0))
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
