@@ -189,16 +189,26 @@ def _stable_arms(ctx: Ctx) -> list[str]:
     return [a for a in _fixed(ctx) if (c := _collapsed_runs(ctx, a)) and not any(c.values())]
 
 
+NO_CONVERGENCE = ("no convergence diversity: no stable fixed-temperature arm, or their diversities did not "
+                  "draw together (final spread >= initial spread, as T7 checks)")
+
+
 def convergence_diversity(ctx: Ctx) -> float | None:
-    """The value diversity converges to: mean final diversity of the stable fixed-temperature arms."""
-    vals = [v for a in _stable_arms(ctx) for v in ctx.values(DIVERSITY, cr.final, a)]
+    """The value diversity converges to: mean final diversity of the stable fixed-temperature arms;
+    None when there is none, or when those arms' diversities did not converge at all."""
+    stable = _stable_arms(ctx)
+    spread = [max(v) - min(v) for v in ([float(np.mean(ctx.values(DIVERSITY, fn, a))) for a in stable]
+                                        for fn in (cr.final, cr.initial))] if len(stable) >= 2 else None
+    if spread and spread[0] >= spread[1]:
+        return None
+    vals = [v for a in stable for v in ctx.values(DIVERSITY, cr.final, a)]
     return float(np.mean(vals)) if vals else None
 
 
 def t4(ctx: Ctx) -> Verdict:
     d_star = convergence_diversity(ctx)
     if d_star is None:
-        return inconclusive("no stable fixed-temperature arm to give the convergence diversity")
+        return inconclusive(NO_CONVERGENCE)
     numbers = {"convergence diversity": round(d_star, 4)} | ctx.means(DIVERSITY, cr.initial, _fixed(ctx))
     below = [a for a in _fixed(ctx) if np.mean(ctx.values(DIVERSITY, cr.initial, a)) < d_star - cr.MIN_EFFECT_ABS]
     if not below:
@@ -248,7 +258,7 @@ def t8(ctx: Ctx) -> Verdict:
     d_star = convergence_diversity(ctx)
     fixed = _fixed(ctx)
     if d_star is None:
-        return inconclusive("no stable fixed-temperature arm to give the convergence diversity")
+        return inconclusive(NO_CONVERGENCE)
     ok = [a for a in fixed if np.mean(ctx.values(DIVERSITY, cr.initial, a)) >= d_star]
     if not ok:
         return inconclusive("no temperature starts at or above the convergence diversity")

@@ -58,7 +58,7 @@ def sweep_summary(frame: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     rows = []
     for sweep, g in frame.groupby("sweep"):
-        axis = sweep if sweep in AXIS_OF_SWEEP else "algo"
+        axis = AXIS_OF_SWEEP.get(sweep, "algo")
         runs = g.groupby("run_id").agg(arm=(axis, "first"), seed=("seed", "first"), last=("step", "max"))
         seeds = runs.groupby("arm", dropna=False)["seed"].nunique()
         rows.append(

@@ -48,7 +48,8 @@ def test_table1_layout(paper_frame: pd.DataFrame) -> None:
 def test_report_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = sim.write_store(
         tmp_path / "runs",
-        sim.make_sweep("data", sim.PAPER["data"]) + sim.make_sweep("table1", sim.PAPER["table1"]),
+        sim.make_sweep("data", sim.PAPER["data"]) + sim.make_sweep("table1", sim.PAPER["table1"])
+        + sim.make_sweep("temperature_schedules", sim.PAPER["temperature_schedules"]),
     )
     (tmp_path / "notes.md").write_text("Runs of 40 rollouts, simulated.\n")
     argv = ["report", str(runs), "--out", str(tmp_path / "rep"), "--title", "SIMULATED check"]
@@ -57,6 +58,7 @@ def test_report_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert text.split("\n\n")[2] == "Runs of 40 rollouts, simulated."
     assert "SIMULATED" in text and "| D2 | data |" in text and "**holds**" in text
     assert "`python -m mcsweep +sweep=masking -m`" in text
+    assert "| temperature_schedules | 0.6->1.8@30, 0.6~1.8 |" in text  # its axis is temperature
     assert "## Table 1" in text and "LeetCode (call)" in text and "95% CI" in text
     assert (tmp_path / "rep" / "figures" / "fig_8_2.pdf").exists()
     assert "[fig 8_2](figures/fig_8_2.png)" in text

@@ -24,7 +24,7 @@ CONTRADICT: dict[str, dict[str, dict[str, float]]] = {
     "T1": {"1.2": {"tgrow": -1.0}},
     "T2": {"1.8": {"d0": 0.40}},
     "T3": {"1.8": {"de": 0.85}},
-    "T4": {"0.6": {"tp": 1.0}},
+    "T4": {"0.6": {"tp": 1.0, "de": 0.45}},  # starts below, neither collapses nor loses diversity
     "T5": {"0.6": {"tp": 1.0}},
     "T6": {"1.8": {"tp": 0.5, "ae": 0.30}},
     "T7": {"1.8": {"de": 0.85}},
@@ -157,3 +157,11 @@ def test_reward_accuracy_correlation_needs_three_evaluations_with_reward() -> No
     few = frame[(frame["metric"] != acc) | frame["step"].isin([30, 60])]
     verdict = BY_ID["E3"].run(few)
     assert verdict.status == "inconclusive" and "needs >= 3 evaluation steps" in verdict.reason
+
+
+@pytest.mark.parametrize("iid", ["T4", "T8"])
+def test_no_convergence_value_when_diversities_do_not_converge(iid: str) -> None:
+    """T4 and T8 compare with the value diversity converges to; where T7 fails there is none. SIMULATED."""
+    frame, samples = _world("temperature", "T7")
+    verdict = BY_ID[iid].run(frame, samples)
+    assert verdict.status == "inconclusive" and verdict.reason.startswith("no convergence diversity"), verdict
