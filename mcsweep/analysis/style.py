@@ -37,7 +37,9 @@ def apply() -> None:
 
 
 def smooth(y: np.ndarray, window: int = SMOOTH_WINDOW) -> np.ndarray:
-    """Centred rolling mean, shrinking at the ends, so the smoothed line spans the raw one."""
+    """Centred rolling mean, shrinking at the ends, so the smoothed line spans the raw one. The window
+    is at most a quarter of the points: a curve of 3 evaluations is left as it is, not flattened."""
+    window = max(1, min(window, len(y) // 4))
     return pd.Series(y).rolling(window, center=True, min_periods=1).mean().to_numpy()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -72,3 +73,12 @@ def test_report_on_no_runs_names_every_sweep_command(tmp_path: Path) -> None:
     assert "no run folders" in text and "holds 0, contradicted 0, inconclusive 34" in text
     for sweep in ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip", "table1", "seeds"):
         assert f"`python -m mcsweep +sweep={sweep} -m`" in text
+
+
+def test_short_curves_are_not_flattened_by_smoothing() -> None:
+    from mcsweep.analysis.style import smooth
+
+    three = np.array([0.50, 0.45, 0.58])
+    assert np.array_equal(smooth(three), three)  # 3 evaluations: drawn and judged as measured
+    long = np.arange(40, dtype=float) % 2
+    assert smooth(long)[20] == pytest.approx(np.mean(long[18:23]))  # a 5-point window on a long series
