@@ -193,14 +193,23 @@ NO_CONVERGENCE = ("no convergence diversity: no stable fixed-temperature arm, or
                   "draw together (final spread >= initial spread, as T7 checks)")
 
 
+def _diversity_spreads(ctx: Ctx, arms: list[str]) -> tuple[float, float]:
+    """(final, initial) spread of mean diversity across ``arms``."""
+    spread = []
+    for fn in (cr.final, cr.initial):
+        means = [float(np.mean(ctx.values(DIVERSITY, fn, a))) for a in arms]
+        spread.append(max(means) - min(means))
+    return spread[0], spread[1]
+
+
 def convergence_diversity(ctx: Ctx) -> float | None:
     """The value diversity converges to: mean final diversity of the stable fixed-temperature arms;
     None when there is none, or when those arms' diversities did not converge at all."""
     stable = _stable_arms(ctx)
-    spread = [max(v) - min(v) for v in ([float(np.mean(ctx.values(DIVERSITY, fn, a))) for a in stable]
-                                        for fn in (cr.final, cr.initial))] if len(stable) >= 2 else None
-    if spread and spread[0] >= spread[1]:
-        return None
+    if len(stable) >= 2:
+        final, initial = _diversity_spreads(ctx, stable)
+        if final >= initial:
+            return None
     vals = [v for a in stable for v in ctx.values(DIVERSITY, cr.final, a)]
     return float(np.mean(vals)) if vals else None
 
@@ -244,12 +253,11 @@ def t7(ctx: Ctx) -> Verdict:
     stable = _stable_arms(ctx)
     if len(stable) < 2:
         return inconclusive(f"fewer than 2 stable fixed temperatures (stable: {stable})")
-    fin = [float(np.mean(ctx.values(DIVERSITY, cr.final, a))) for a in stable]
-    ini = [float(np.mean(ctx.values(DIVERSITY, cr.initial, a))) for a in stable]
-    numbers = {"final spread": round(max(fin) - min(fin), 4), "initial spread": round(max(ini) - min(ini), 4)}
-    if max(fin) - min(fin) >= max(ini) - min(ini):
+    final, initial = _diversity_spreads(ctx, stable)
+    numbers = {"final spread": round(final, 4), "initial spread": round(initial, 4)}
+    if final >= initial:
         return Verdict("contradicted", "final diversity spread is not smaller than the initial one", numbers)
-    if max(fin) - min(fin) <= min(T7_TOL, 0.5 * (max(ini) - min(ini))):
+    if final <= min(T7_TOL, 0.5 * initial):
         return Verdict("holds", f"final spread within {T7_TOL} and under half the initial spread", numbers)
     return inconclusive("spread shrank but not to within the tolerance", numbers)
 
