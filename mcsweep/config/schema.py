@@ -217,6 +217,10 @@ class ModelConfig:
         known = {f.name for f in fields(PolicySpec)} | {"world_seed"}
         for key in self.micro:
             check(key in known, f"model.micro.{key}", f"unknown micro policy setting; one of {sorted(known)}")
+        batch = self.micro.get("sft_batch", PolicySpec.sft_batch)
+        micro = self.micro.get("sft_micro_batch", PolicySpec.sft_micro_batch)
+        check(micro >= 1 and batch % micro == 0, "model.micro.sft_micro_batch",
+              f"must divide sft_batch ({batch}); got {micro}")
 
 
 @dataclass

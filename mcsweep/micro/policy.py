@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import os
+import random
 import shutil
 import time
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from mcsweep.micro.world import sft_examples
 
 log = logging.getLogger(__name__)
 
-BUILD_VERSION = 1
+BUILD_VERSION = 2  # 2: length-sorted micro-batches within each random SFT batch
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 CHAT_TEMPLATE = (
     "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] "
@@ -48,6 +49,7 @@ class PolicySpec:
     max_positions: int = 1024
     sft_steps: int = 600
     sft_batch: int = 32
+    sft_micro_batch: int = 8
     sft_lr: float = 2e-3
     seed: int = 0
 
@@ -140,11 +142,41 @@ def _render(example: dict) -> str:
     return example["prompt"][0]["content"] + example["completion"][0]["content"]
 
 
-def _build(spec: PolicySpec, target: Path) -> None:
-    """Tokenizer, random init, then SFT warm start through TRL's SFTTrainer; written atomically."""
-    import torch
+def length_sorted_steps(lengths: list[int], batch: int, seed: int) -> list[int]:
+    """A random order of the examples in which each step's `batch` examples come sorted by length.
+    Cut into micro-batches, a step pads far less than a random batch does (a third of its tokens
+    here), and, the loss being averaged over all the step's tokens, its gradient is the random
+    batch's. Grouping by length across steps (transformers' LengthGroupedSampler, or length buckets
+    in random order) pads less still, but left the warm start at 5% or 24% test pass@1, not 50%."""
+    order = list(range(len(lengths)))
+    random.Random(seed).shuffle(order)
+    steps = (sorted(order[k : k + batch], key=lengths.__getitem__) for k in range(0, len(order), batch))
+    return [i for step in steps for i in step]
+
+
+def sft_trainer(spec: PolicySpec, examples: list[dict], tokenizer, model, out: Path):
+    """TRL's SFTTrainer for the warm start: random batches, each run as length-sorted micro-batches
+    accumulated into one step, so the build fits in 10 minutes on 2 cores."""
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
+
+    lengths = [len(ids) for ids in tokenizer([_render(e) for e in examples]).input_ids]
+    ordered = [examples[i] for i in length_sorted_steps(lengths, spec.sft_batch, spec.seed)]
+    args = SFTConfig(
+        output_dir=str(out), max_steps=spec.sft_steps, per_device_train_batch_size=spec.sft_micro_batch,
+        gradient_accumulation_steps=spec.sft_batch // spec.sft_micro_batch,
+        learning_rate=spec.sft_lr, lr_scheduler_type="cosine", warmup_steps=10, logging_steps=25,
+        save_strategy="no", report_to=[], seed=spec.seed, bf16=False, use_cpu=True,
+        activation_checkpointing=False, dataloader_num_workers=0, max_length=spec.max_positions,
+        train_sampling_strategy="sequential",
+    )
+    return SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(ordered),
+                      processing_class=tokenizer)
+
+
+def _build(spec: PolicySpec, target: Path) -> None:
+    """Tokenizer, random init, then the SFT warm start; written atomically."""
+    import torch
 
     start = time.time()
     log.info("building the micro policy %s (one-off, cached under %s)", spec.key(), target)
@@ -153,15 +185,7 @@ def _build(spec: PolicySpec, target: Path) -> None:
     model = init_model(spec, tokenizer)
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    args = SFTConfig(
-        output_dir=str(tmp / "sft"), max_steps=spec.sft_steps, per_device_train_batch_size=spec.sft_batch,
-        learning_rate=spec.sft_lr, lr_scheduler_type="cosine", warmup_steps=10, logging_steps=25,
-        save_strategy="no", report_to=[], seed=spec.seed, bf16=False, use_cpu=True,
-        activation_checkpointing=False, dataloader_num_workers=0, max_length=spec.max_positions,
-    )
-    trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(examples),
-                         processing_class=tokenizer)
-    result = trainer.train()
+    result = sft_trainer(spec, examples, tokenizer, model, tmp / "sft").train()
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.save_pretrained(tmp)

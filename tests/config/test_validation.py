@@ -41,6 +41,7 @@ def test_default_config_is_valid():
     (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
     (["temperature.stages=[[10,1.8]]"], "temperature.stages"),
     (["temperature.candidates=[0.6,1.2]"], "temperature.candidates"),
+    (["+model.micro.sft_micro_batch=5"], "model.micro.sft_micro_batch"),
 ])
 def test_bad_values_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match="^" + re.escape(key) + ":"):

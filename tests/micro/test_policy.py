@@ -63,3 +63,39 @@ def test_build_uses_every_core_and_restores_the_run_threads(tmp_path, monkeypatc
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_sft_micro_batches_pad_little(tmp_path):
+    """The build fits its time budget because micro-batches hold examples of similar length; random
+    batches of the same examples are about a quarter to a third padding."""
+    from mcsweep.micro.policy import _render, sft_trainer, train_tokenizer
+    from mcsweep.micro.world import sft_examples
+
+    spec = dataclasses.replace(TINY, sft_steps=16, sft_batch=32, sft_micro_batch=8)
+    examples = sft_examples(spec.world, spec.sft_steps * spec.sft_batch, spec.seed)
+    tok = train_tokenizer([_render(e) for e in examples], spec.vocab_size)
+    trainer = sft_trainer(spec, examples, tok, init_model(spec, tok), tmp_path)
+    batches = list(trainer.get_train_dataloader())
+    padding = sum((b["attention_mask"] == 0).sum().item() for b in batches)
+    assert padding / sum(b["attention_mask"].numel() for b in batches) < 0.15
+    assert [len(b["input_ids"]) for b in batches] == [8] * 64 and trainer.args.gradient_accumulation_steps == 4
+
+
+def test_each_step_is_a_random_batch_sorted_by_length():
+    """Micro-batches of similar length inside a step, but steps drawn at random: no length order
+    across steps (it wrecked the warm start), so each step's gradient is a random batch's."""
+    import random
+
+    from scipy.stats import spearmanr
+
+    from mcsweep.micro.policy import length_sorted_steps
+
+    lengths = [random.Random(i).randint(50, 300) for i in range(3200)]
+    order = length_sorted_steps(lengths, 32, seed=0)
+    assert sorted(order) == list(range(3200))
+    steps = [[lengths[i] for i in order[k : k + 32]] for k in range(0, 3200, 32)]
+    assert all(step == sorted(step) for step in steps)
+    assert sum(max(s) - min(s) for s in steps) / len(steps) > 150  # random batches, not length buckets
+    means = [sum(s) / len(s) for s in steps]
+    assert abs(spearmanr(range(len(means)), means).statistic) < 0.3
+    assert length_sorted_steps(lengths, 32, seed=0) == order != length_sorted_steps(lengths, 32, seed=1)
