@@ -4,6 +4,8 @@ As Dora's signature does, the hash covers the resolved config minus the keys tha
 how a run is launched and logged; changing the launcher, the tracker or the run store's location
 keeps the id (and so the run folder and the W&B run id), changing any training knob changes it.
 `sweep_name` is kept: the same point in two sweeps gets two run folders, so it needs two ids.
+A micro-world run also hashes the micro policy's build version: a new build recipe is a new starting
+policy, and its runs must not find the old policy's finished runs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from omegaconf import DictConfig, OmegaConf
+
+from mcsweep.micro.policy import BUILD_VERSION
 
 # Top-level keys that do not change what a run computes.
 EXCLUDED_KEYS: tuple[str, ...] = (
@@ -37,6 +41,8 @@ def run_id(cfg: DictConfig, excluded: Iterable[str] = EXCLUDED_KEYS) -> str:
     # Key by key, against the full config: interpolations into excluded keys still resolve, and
     # Hydra-only resolvers in excluded keys (`${now:}` in hydra.run.dir) are never evaluated.
     resolved = {str(k): _resolve(cfg, str(k)) for k in cfg if k not in skip}
+    if isinstance(resolved.get("model"), dict) and resolved["model"].get("kind") == "micro":
+        resolved["micro_policy_build"] = BUILD_VERSION
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:ID_LENGTH]
 

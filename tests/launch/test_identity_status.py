@@ -49,6 +49,16 @@ def test_launch_and_logging_keys_keep_the_id(change: dict) -> None:
     assert _id(**change) == _id()
 
 
+def test_a_new_micro_policy_build_changes_micro_run_ids(monkeypatch) -> None:
+    """Runs started from the old build's policy must not be read back as the new one's."""
+    from mcsweep.launch import identity
+
+    micro, hub = _id(model={"kind": "micro"}), _id(model={"kind": "hf", "path": "Qwen/Qwen3-1.7B"})
+    monkeypatch.setattr(identity, "BUILD_VERSION", identity.BUILD_VERSION + 1)
+    assert _id(model={"kind": "micro"}) != micro
+    assert _id(model={"kind": "hf", "path": "Qwen/Qwen3-1.7B"}) == hub
+
+
 def test_interpolations_are_resolved_and_hydra_resolvers_never_run() -> None:
     cfg = OmegaConf.create({**BASE, "hydra": {"run": {"dir": "${now:%H}"}}, "eval_t": "${temperature.value}"})
     same = OmegaConf.create({**BASE, "eval_t": 1.2})
