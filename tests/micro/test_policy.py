@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -99,3 +100,19 @@ def test_each_step_is_a_random_batch_sorted_by_length():
     means = [sum(s) / len(s) for s in steps]
     assert abs(spearmanr(range(len(means)), means).statistic) < 0.3
     assert length_sorted_steps(lengths, 32, seed=0) == order != length_sorted_steps(lengths, 32, seed=1)
+
+
+def test_accumulated_micro_batches_give_the_whole_batch_loss(tmp_path):
+    """TRL divides the step's summed token loss by the step's token count, so 4 micro-batches of 8
+    are one batch of 32. Were each micro-batch averaged on its own, short ones would weigh more."""
+    from mcsweep.micro.policy import _render, sft_trainer, train_tokenizer
+    from mcsweep.micro.world import sft_examples
+
+    whole = dataclasses.replace(TINY, sft_steps=1, sft_batch=32, sft_micro_batch=32)
+    examples = sft_examples(whole.world, 32, whole.seed)
+    tok = train_tokenizer([_render(e) for e in examples], whole.vocab_size)
+    losses = []
+    for spec in (whole, dataclasses.replace(whole, sft_micro_batch=8)):
+        trainer = sft_trainer(spec, examples, tok, init_model(spec, tok), tmp_path / str(spec.sft_micro_batch))
+        losses.append(trainer.train().training_loss)
+    assert losses[1] == pytest.approx(losses[0], rel=1e-5)
