@@ -15,6 +15,7 @@ import tempfile
 import time
 
 import torch
+from transformers.trainer_callback import ProgressCallback
 
 from mcsweep.micro.policy import PolicySpec, _render, init_model, sft_trainer, train_tokenizer
 from mcsweep.micro.world import sft_examples
@@ -28,7 +29,7 @@ def padding_fraction(trainer) -> float:
 def seconds_per_step(spec: PolicySpec, examples: list[dict], tokenizer, steps: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as out:
         trainer = sft_trainer(spec, examples, tokenizer, init_model(spec, tokenizer), out)
-        trainer.args.disable_tqdm = True
+        trainer.remove_callback(ProgressCallback)
         padding = padding_fraction(trainer)
         start = time.perf_counter()
         trainer.train()
