@@ -12,4 +12,5 @@ test: setup
 	$(PY) -m pytest -q
 
 lint: setup
-	$(PY) -m ruff check mcsweep tests benchmarks hydra_plugins scripts
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .

@@ -54,8 +54,10 @@ def main() -> None:
         spec = dataclasses.replace(default, sft_steps=args.steps, sft_micro_batch=micro)
         per_step, padding = seconds_per_step(spec, part, tokenizer, args.steps)
         first = first or per_step
-        print(f"{micro:>11}  {per_step:6.3f}  {padding:7.1%}  {per_step * default.sft_steps:15.0f}  "
-              f"{per_step / first:5.2f}")
+        print(
+            f"{micro:>11}  {per_step:6.3f}  {padding:7.1%}  {per_step * default.sft_steps:15.0f}  "
+            f"{per_step / first:5.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -86,10 +86,18 @@ def build_model_dir(plan: Plan, target: Path) -> Path:
     tokenizer = train_tokenizer(texts, 600)
     s = plan.shape
     config = Qwen3Config(
-        vocab_size=len(tokenizer), hidden_size=s.hidden, intermediate_size=s.intermediate,
-        num_hidden_layers=s.layers, num_attention_heads=s.heads, num_key_value_heads=s.kv_heads,
-        head_dim=s.head_dim, max_position_embeddings=s.max_positions, tie_word_embeddings=True,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id, bos_token_id=None,
+        vocab_size=len(tokenizer),
+        hidden_size=s.hidden,
+        intermediate_size=s.intermediate,
+        num_hidden_layers=s.layers,
+        num_attention_heads=s.heads,
+        num_key_value_heads=s.kv_heads,
+        head_dim=s.head_dim,
+        max_position_embeddings=s.max_positions,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
         dtype=plan.dtype,
     )
     torch.manual_seed(0)
@@ -107,13 +115,28 @@ def overrides(plan: Plan, model_dir: Path, runs: Path, rollout: str) -> list[str
     """Hydra overrides: the 1.7B model config pointed at the local folder, micro-world data, one
     rollout per optimizer step (train_batch = mini_batch), no evaluation, no checkpoints, no W&B."""
     return [
-        "model=qwen3_1.7b", f"model.path={model_dir}", f"model.dtype={plan.dtype}", f"rollout={rollout}",
-        "data=hard", "data.n_test=1", "temperature=fixed_1.2", "algo=microcoder_grpo", "tracker=none",
-        f"context.max_completion_length={plan.max_length}", f"context.eval_lengths=[{plan.max_length}]",
-        "context.repeat_window=8", f"batch.train_batch={plan.prompts}", f"batch.mini_batch={plan.prompts}",
-        f"batch.group_size={plan.group}", f"train.steps={plan.steps}", "train.eval_at_start=false",
-        "train.eval_every=1000000", "train.save_every=1000000", "train.completions_every=1000000",
-        f"evaluator.workers={plan.workers}", f"runs_root={runs}",
+        "model=qwen3_1.7b",
+        f"model.path={model_dir}",
+        f"model.dtype={plan.dtype}",
+        f"rollout={rollout}",
+        "data=hard",
+        "data.n_test=1",
+        "temperature=fixed_1.2",
+        "algo=microcoder_grpo",
+        "tracker=none",
+        f"context.max_completion_length={plan.max_length}",
+        f"context.eval_lengths=[{plan.max_length}]",
+        "context.repeat_window=8",
+        f"batch.train_batch={plan.prompts}",
+        f"batch.mini_batch={plan.prompts}",
+        f"batch.group_size={plan.group}",
+        f"train.steps={plan.steps}",
+        "train.eval_at_start=false",
+        "train.eval_every=1000000",
+        "train.save_every=1000000",
+        "train.completions_every=1000000",
+        f"evaluator.workers={plan.workers}",
+        f"runs_root={runs}",
     ]
 
 
@@ -154,8 +177,10 @@ def prompt_tokens(trainer) -> int:
     """The longest chat-formatted prompt among the first 256 training prompts, in tokens."""
     tok = trainer.processing_class
     rows = trainer.train_dataset.select(range(min(256, len(trainer.train_dataset))))
-    return max(len(tok.apply_chat_template(row["prompt"], add_generation_prompt=True, return_dict=True)["input_ids"])
-               for row in rows)
+    return max(
+        len(tok.apply_chat_template(row["prompt"], add_generation_prompt=True, return_dict=True)["input_ids"])
+        for row in rows
+    )
 
 
 def peak_memory_gib() -> dict[str, float]:
@@ -168,9 +193,12 @@ def peak_memory_gib() -> dict[str, float]:
 
         return {"cpu_peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / GIB}
     free, total = torch.cuda.mem_get_info()
-    return {"gpu_peak_allocated_gib": torch.cuda.max_memory_allocated() / GIB,
-            "gpu_peak_reserved_gib": torch.cuda.max_memory_reserved() / GIB,
-            "gpu_in_use_at_end_gib": (total - free) / GIB, "gpu_total_gib": total / GIB}
+    return {
+        "gpu_peak_allocated_gib": torch.cuda.max_memory_allocated() / GIB,
+        "gpu_peak_reserved_gib": torch.cuda.max_memory_reserved() / GIB,
+        "gpu_in_use_at_end_gib": (total - free) / GIB,
+        "gpu_total_gib": total / GIB,
+    }
 
 
 class NoCheckpoint(TrainerCallback):
@@ -192,8 +220,9 @@ def run_backend(plan: Plan, model_dir: Path, workdir: Path, rollout: str) -> dic
     cfg = compose(overrides(plan, model_dir, workdir / "runs", rollout))
     require_rollout_backend(cfg)
     store = RunStore(workdir / "runs" / rollout).create()
-    evaluator = Evaluator(comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers,
-                          timeout_s=cfg.evaluator.timeout_s)
+    evaluator = Evaluator(
+        comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers, timeout_s=cfg.evaluator.timeout_s
+    )
     try:
         model, tokenizer = load_policy(cfg)
         trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
@@ -208,18 +237,25 @@ def run_backend(plan: Plan, model_dir: Path, workdir: Path, rollout: str) -> dic
     estimate = check_fits(cfg, 1, memory.get("gpu_total_gib", 141.0), prompt_tokens=prompt_tokens(trainer))
     colocated = estimate.vllm_share_bytes if cfg.rollout.vllm_mode == "colocate" else 0
     rows = [r for r in store.rows("metrics") if "time/step_s" in r]
-    return {"rollout": rollout, "wall_s": wall, "steps": rows, "memory": memory,
-            "n_params": sum(p.numel() for p in model.parameters()), "completions_per_step": plan.prompts * plan.group,
-            "estimate_gib": (estimate.total_bytes + colocated) / GIB,
-            "estimate": estimate.summary()}
+    return {
+        "rollout": rollout,
+        "wall_s": wall,
+        "steps": rows,
+        "memory": memory,
+        "n_params": sum(p.numel() for p in model.parameters()),
+        "completions_per_step": plan.prompts * plan.group,
+        "estimate_gib": (estimate.total_bytes + colocated) / GIB,
+        "estimate": estimate.summary(),
+    }
 
 
 def summarise(result: dict) -> dict[str, float]:
     """Means over the steps after the first (the first pays compilation and warm-up)."""
     rows = result["steps"][1:] or result["steps"]
-    mean = {k: sum(r[k] for r in rows) / len(rows)
-            for k in ("time/step_s", "time/generation_s", "time/reward_s", "time/update_s",
-                      "completions/mean_length")}
+    mean = {
+        k: sum(r[k] for r in rows) / len(rows)
+        for k in ("time/step_s", "time/generation_s", "time/reward_s", "time/update_s", "completions/mean_length")
+    }
     tokens = mean["completions/mean_length"] * result["completions_per_step"]
     mean["tokens_per_s"] = tokens / mean["time/generation_s"] if mean["time/generation_s"] else float("nan")
     return mean
@@ -243,8 +279,10 @@ def report(results: list[dict]) -> str:
     if len(results) == 2:
         a, b = (summarise(r) for r in results)
         speed, step = a["tokens_per_s"] / b["tokens_per_s"], a["time/step_s"] / b["time/step_s"]
-        lines.append(f"{results[0]['rollout']} / {results[1]['rollout']}: generation tokens/s x{speed:.2f}, "
-                     f"seconds per step x{step:.2f}")
+        lines.append(
+            f"{results[0]['rollout']} / {results[1]['rollout']}: generation tokens/s x{speed:.2f}, "
+            f"seconds per step x{step:.2f}"
+        )
     return "\n".join(lines)
 
 
@@ -256,8 +294,10 @@ def environment() -> str:
 
     device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU"
     vllm = importlib.util.find_spec("vllm") and importlib.metadata.version("vllm")
-    return (f"device {device}; torch {torch.__version__}, transformers {transformers.__version__}, "
-            f"trl {trl.__version__}, vllm {vllm or 'not installed'}")
+    return (
+        f"device {device}; torch {torch.__version__}, transformers {transformers.__version__}, "
+        f"trl {trl.__version__}, vllm {vllm or 'not installed'}"
+    )
 
 
 def preflight(backends: list[str]) -> str | None:
@@ -270,8 +310,10 @@ def preflight(backends: list[str]) -> str | None:
     if not torch.cuda.is_available():
         return "no CUDA GPU is visible: this check needs one (use --dry-run on a CPU machine)"
     if "vllm_colocate" in backends and importlib.util.find_spec("vllm") is None:
-        return ("vLLM is not installed: install the GPU extra (see docs/gpu.md), or run the HF path alone "
-                "with --backends hf")
+        return (
+            "vLLM is not installed: install the GPU extra (see docs/gpu.md), or run the HF path alone "
+            "with --backends hf"
+        )
     return None
 
 
@@ -288,7 +330,7 @@ def run_isolated(backend: str, model_dir: Path, workdir: Path, timeout_s: int) -
     if proc.returncode or not found:
         tail = (proc.stdout + proc.stderr)[-4000:]
         raise RuntimeError(f"backend {backend} failed (exit {proc.returncode}):\n{tail}")
-    return json.loads(found[-1][len(RESULT_TAG):])
+    return json.loads(found[-1][len(RESULT_TAG) :])
 
 
 def main() -> int:

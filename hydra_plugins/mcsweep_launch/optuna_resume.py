@@ -25,8 +25,9 @@ class ResumingOptunaSweeperConf(OptunaSweeperConf):
     _target_: str = "hydra_plugins.mcsweep_launch.optuna_resume.ResumingOptunaSweeper"
 
 
-ConfigStore.instance().store(group="hydra/sweeper", name="mcsweep_optuna", node=ResumingOptunaSweeperConf,
-                             provider="mcsweep")
+ConfigStore.instance().store(
+    group="hydra/sweeper", name="mcsweep_optuna", node=ResumingOptunaSweeperConf, provider="mcsweep"
+)
 
 
 class ResumingOptunaSweeper(OptunaSweeper):
@@ -50,8 +51,9 @@ def trials_to_go(storage: Any, study_name: str | None, n_trials: int) -> tuple[i
     if storage is None:
         return n_trials, 0
     if not study_name:
-        raise ValueError("hydra.sweeper.study_name: required with a storage, or an interrupted search "
-                         "cannot be found again")
+        raise ValueError(
+            "hydra.sweeper.study_name: required with a storage, or an interrupted search cannot be found again"
+        )
     import optuna
     from optuna.trial import TrialState
 
@@ -65,12 +67,17 @@ def trials_to_go(storage: Any, study_name: str | None, n_trials: int) -> tuple[i
         study.tell(trial.number, state=TrialState.FAIL)
     done = len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED)))
     to_go = max(0, n_trials - done)
-    log.info("resuming study %r: %d trials finished, %d interrupted (marked failed), %d to go",
-             study_name, done, len(interrupted), to_go)
+    log.info(
+        "resuming study %r: %d trials finished, %d interrupted (marked failed), %d to go",
+        study_name,
+        done,
+        len(interrupted),
+        to_go,
+    )
     return to_go, len(study.get_trials(deepcopy=False))
 
 
 def _make_sqlite_folder(storage: Any) -> None:
     """sqlite creates the database file but not its folder (a fresh checkout has no runs/ yet)."""
     if isinstance(storage, str) and storage.startswith(SQLITE):
-        Path(storage[len(SQLITE):]).parent.mkdir(parents=True, exist_ok=True)
+        Path(storage[len(SQLITE) :]).parent.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,6 @@ killed, timed out), into a failed JobReturn naming the SLURM job, its state and 
 side (running the task, requeue through `checkpoint`) is Hydra's own.
 """
 
-
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,11 +37,20 @@ class ReportingSubmititLauncher(BaseSubmititLauncher):
         import submitit  # lazy, as Hydra's launcher does, to keep plugin discovery fast
 
         assert self.config is not None
-        executor = submitit.AutoExecutor(cluster=self._EXECUTOR, folder=self.params["submitit_folder"],
-                                         **self._init_params())
+        executor = submitit.AutoExecutor(
+            cluster=self._EXECUTOR, folder=self.params["submitit_folder"], **self._init_params()
+        )
         executor.update_parameters(**self._queue_params())
-        args = [(list(o), "hydra.sweep.dir", initial_job_idx + i, f"job_id_for_{initial_job_idx + i}",
-                 Singleton.get_state()) for i, o in enumerate(job_overrides)]
+        args = [
+            (
+                list(o),
+                "hydra.sweep.dir",
+                initial_job_idx + i,
+                f"job_id_for_{initial_job_idx + i}",
+                Singleton.get_state(),
+            )
+            for i, o in enumerate(job_overrides)
+        ]
         jobs = executor.map_array(self, *zip(*args, strict=True))
         for job, overrides in zip(jobs, job_overrides, strict=True):
             shown = " ".join(filter_overrides(overrides))
@@ -56,8 +64,7 @@ class ReportingSubmititLauncher(BaseSubmititLauncher):
     def _queue_params(self) -> dict[str, Any]:
         """submitit names the options all executors share plainly and prefixes the others."""
         shared = set(OmegaConf.structured(BaseQueueConf).keys())
-        return {k if k in shared else f"{self._EXECUTOR}_{k}": v
-                for k, v in self.params.items() if k not in _INIT_KEYS}
+        return {k if k in shared else f"{self._EXECUTOR}_{k}": v for k, v in self.params.items() if k not in _INIT_KEYS}
 
 
 def _outcome(job: Any, overrides: Sequence[str]) -> JobReturn:
@@ -68,7 +75,8 @@ def _outcome(job: Any, overrides: Sequence[str]) -> JobReturn:
         return job.results()[0]
     except UncompletedJobError as err:
         error: BaseException = JobEndedWithoutResult(
-            f"job {job.job_id} ended with state {job.state} and no result; log: {job.paths.stderr}")
+            f"job {job.job_id} ended with state {job.state} and no result; log: {job.paths.stderr}"
+        )
         error.__cause__ = err
     except Exception as err:  # the task raised outside Hydra's run_job (e.g. unpicklable result)
         error = err
@@ -93,7 +101,9 @@ class ReportingLocalConf(LocalQueueConf):
     _target_: str = "hydra_plugins.mcsweep_launch.submitit_launchers.ReportingLocalLauncher"
 
 
-ConfigStore.instance().store(group="hydra/launcher", name="mcsweep_submitit_slurm", node=ReportingSlurmConf(),
-                             provider="mcsweep")
-ConfigStore.instance().store(group="hydra/launcher", name="mcsweep_submitit_local", node=ReportingLocalConf(),
-                             provider="mcsweep")
+ConfigStore.instance().store(
+    group="hydra/launcher", name="mcsweep_submitit_slurm", node=ReportingSlurmConf(), provider="mcsweep"
+)
+ConfigStore.instance().store(
+    group="hydra/launcher", name="mcsweep_submitit_local", node=ReportingLocalConf(), provider="mcsweep"
+)

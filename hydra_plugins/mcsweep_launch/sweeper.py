@@ -42,8 +42,7 @@ class ValidatingSweeperConf:
     validator: str | None = "mcsweep.config.validate.validate_config"
 
 
-ConfigStore.instance().store(group="hydra/sweeper", name="mcsweep", node=ValidatingSweeperConf,
-                             provider="mcsweep")
+ConfigStore.instance().store(group="hydra/sweeper", name="mcsweep", node=ValidatingSweeperConf, provider="mcsweep")
 
 
 # Compact: Hydra prints these messages alone, without a traceback through its internals.
@@ -66,8 +65,14 @@ class Point:
 
 
 class ValidatingSweeper(BasicSweeper):
-    def __init__(self, max_batch_size: int | None, params: dict[str, str] | None = None,
-                 dry_run: bool = False, skip_done: bool = True, validator: str | None = None) -> None:
+    def __init__(
+        self,
+        max_batch_size: int | None,
+        params: dict[str, str] | None = None,
+        dry_run: bool = False,
+        skip_done: bool = True,
+        validator: str | None = None,
+    ) -> None:
         super().__init__(max_batch_size=max_batch_size, params=params)
         self.dry_run = dry_run
         self.skip_done = skip_done
@@ -99,8 +104,7 @@ class ValidatingSweeper(BasicSweeper):
         overrides = parser.parse_overrides(self._parse_config() + list(arguments))
         combos = self.split_arguments(overrides, None)[0]  # at least [[]]: one point, no overrides
         varying = [i for i in range(len(combos[0])) if len({c[i] for c in combos}) > 1]
-        return [Point(n, list(c), " ".join(c[i] for i in varying) or " ".join(c))
-                for n, c in enumerate(combos)]
+        return [Point(n, list(c), " ".join(c[i] for i in varying) or " ".join(c)) for n, c in enumerate(combos)]
 
     def _check(self, points: list[Point]) -> None:
         """Compose and validate every point; raise one error listing every bad point."""
@@ -134,8 +138,7 @@ class ValidatingSweeper(BasicSweeper):
         try:
             return get_method(self.validator)
         except Exception as err:
-            raise SweepConfigError(f"hydra.sweeper.validator: cannot import {self.validator!r}: {err}") \
-                from err
+            raise SweepConfigError(f"hydra.sweeper.validator: cannot import {self.validator!r}: {err}") from err
 
     def _launch(self, todo: list[Point]) -> list[Sequence[JobReturn]]:
         returns: list[Sequence[JobReturn]] = []
@@ -143,17 +146,17 @@ class ValidatingSweeper(BasicSweeper):
         start = 0
         for batch in self.split_overrides_to_chunks([p.overrides for p in todo], self.max_batch_size):
             results = self.launcher.launch(batch, initial_job_idx=start)
-            for point, result in zip(todo[start:start + len(batch)], results, strict=True):
+            for point, result in zip(todo[start : start + len(batch)], results, strict=True):
                 try:
                     _ = result.return_value
                 except Exception as err:
-                    failures.append(f"  point #{point.index} [{point.label}] run {point.run_id}: "
-                                    f"{_describe(err)}")
+                    failures.append(f"  point #{point.index} [{point.label}] run {point.run_id}: {_describe(err)}")
             returns.append(results)
             start += len(batch)
         if failures:
-            raise SweepFailed(f"{len(failures)} of {len(todo)} launched points failed "
-                              f"(the others finished):\n" + "\n".join(failures))
+            raise SweepFailed(
+                f"{len(failures)} of {len(todo)} launched points failed (the others finished):\n" + "\n".join(failures)
+            )
         return returns
 
 

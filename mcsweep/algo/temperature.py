@@ -62,6 +62,10 @@ def choose(table: Sequence[dict[str, float]], target: float) -> float:
         if row["diversity"] >= target:
             return row["temperature"]
     best = max(ranked, key=lambda row: row["diversity"])
-    log.warning("no candidate reaches target diversity %.3f; using t=%.2f (D0=%.3f)",
-                target, best["temperature"], best["diversity"])
+    log.warning(
+        "no candidate reaches target diversity %.3f; using t=%.2f (D0=%.3f)",
+        target,
+        best["temperature"],
+        best["diversity"],
+    )
     return best["temperature"]

@@ -94,6 +94,7 @@ def apply(advantages: torch.Tensor, decision: MaskDecision) -> torch.Tensor:
 
 def group_stats(decision: MaskDecision, group_size: int) -> dict[str, float]:
     """Per-prompt-group counts averaged over the groups of one rollout, plus the masked fraction."""
+
     def per_group(x: np.ndarray) -> float:
         return float(x.reshape(-1, group_size).sum(axis=1).mean())
 

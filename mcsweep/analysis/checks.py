@@ -60,8 +60,9 @@ def e3(ctx: Ctx) -> Verdict:
         return a
     r, b = _corr_values(ctx, a["robust"]), _corr_values(ctx, a["lcb"])
     if not len(r) or not len(b):
-        return inconclusive("a reward/pass@1 correlation needs >= 3 evaluation steps that also log a "
-                            "training reward (step 0 has none)")
+        return inconclusive(
+            "a reward/pass@1 correlation needs >= 3 evaluation steps that also log a training reward (step 0 has none)"
+        )
     numbers = {
         "corr(reward, acc)[robust]": round(float(np.mean(r)), 3) if len(r) else np.nan,
         "corr(reward, acc)[lcb]": round(float(np.mean(b)), 3) if len(b) else np.nan,
@@ -189,8 +190,10 @@ def _stable_arms(ctx: Ctx) -> list[str]:
     return [a for a in _fixed(ctx) if (c := _collapsed_runs(ctx, a)) and not any(c.values())]
 
 
-NO_CONVERGENCE = ("no convergence diversity: no stable fixed-temperature arm, or their diversities did not "
-                  "draw together (final spread >= initial spread, as T7 checks)")
+NO_CONVERGENCE = (
+    "no convergence diversity: no stable fixed-temperature arm, or their diversities did not "
+    "draw together (final spread >= initial spread, as T7 checks)"
+)
 
 
 def _diversity_spreads(ctx: Ctx, arms: list[str]) -> tuple[float, float]:
@@ -465,8 +468,9 @@ def m3(ctx: Ctx) -> Verdict:
         return inconclusive(f"no masking arm (rates or mask all) (have {ctx.arms})")
     points = min(len(s) for a in masked for s in ctx.series(ACC, a).values())
     if points < SHAPE_POINTS:
-        return inconclusive(f"a rise, fall and levelling off needs >= {SHAPE_POINTS} evaluations per run "
-                            f"(have {points})")
+        return inconclusive(
+            f"a rise, fall and levelling off needs >= {SHAPE_POINTS} evaluations per run (have {points})"
+        )
     flags = {f"{a}/{r}": rise_fall_converge(s) for a in masked for r, s in ctx.series(ACC, a).items()}
     return all_or_none(flags, "pass@1 rose, fell and levelled off", ctx.means(ACC, cr.drop, masked))
 

@@ -165,8 +165,9 @@ def _passk_section(samples: pd.DataFrame) -> str:
     )
 
 
-def write_report(frame: pd.DataFrame, samples: pd.DataFrame, out: Path, title: str = "mcsweep report",
-                 notes: str = "") -> Path:
+def write_report(
+    frame: pd.DataFrame, samples: pd.DataFrame, out: Path, title: str = "mcsweep report", notes: str = ""
+) -> Path:
     """Write ``out``/report.md and ``out``/figures/*.{png,pdf}; returns the report's path. ``notes``
     (Markdown: how the runs were made) goes under the title."""
     out.mkdir(parents=True, exist_ok=True)

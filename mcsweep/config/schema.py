@@ -58,26 +58,41 @@ class TemperatureConfig:
     probe_prompts: int = 16
 
     def __post_init__(self) -> None:
-        check(self.kind in TEMPERATURE_KINDS, "temperature.kind",
-              f"unknown kind {self.kind!r}; one of {TEMPERATURE_KINDS}")
+        check(
+            self.kind in TEMPERATURE_KINDS,
+            "temperature.kind",
+            f"unknown kind {self.kind!r}; one of {TEMPERATURE_KINDS}",
+        )
         check(self.value > 0, "temperature.value", f"must be > 0 (got {self.value})")
         for i, stage in enumerate(self.stages):
             ok = len(stage) == 2 and all(isinstance(x, int | float) for x in stage)
-            check(ok and stage[0] >= 0 and stage[1] > 0, f"temperature.stages[{i}]",
-                  f"must be [step >= 0, temperature > 0] (got {stage})")
+            check(
+                ok and stage[0] >= 0 and stage[1] > 0,
+                f"temperature.stages[{i}]",
+                f"must be [step >= 0, temperature > 0] (got {stage})",
+            )
         steps = [s[0] for s in self.stages]
         check(steps == sorted(steps), "temperature.stages", f"steps must increase (got {steps})")
         if self.kind in ("staged", "ramp"):
             check(len(self.stages) >= 1, "temperature.stages", f"{self.kind} needs at least one stage")
         else:
             check(not self.stages, "temperature.stages", f"only staged and ramp read stages, not {self.kind}")
-        check(self.kind == "diversity" or not self.candidates, "temperature.candidates",
-              f"only diversity reads candidates, not {self.kind}")
+        check(
+            self.kind == "diversity" or not self.candidates,
+            "temperature.candidates",
+            f"only diversity reads candidates, not {self.kind}",
+        )
         if self.kind == "diversity":
-            check(len(self.candidates) >= 1 and all(c > 0 for c in self.candidates),
-                  "temperature.candidates", f"needs positive candidates (got {self.candidates})")
-            check(0 < self.target_diversity <= 1,
-                  "temperature.target_diversity", f"must be in (0, 1] (got {self.target_diversity})")
+            check(
+                len(self.candidates) >= 1 and all(c > 0 for c in self.candidates),
+                "temperature.candidates",
+                f"needs positive candidates (got {self.candidates})",
+            )
+            check(
+                0 < self.target_diversity <= 1,
+                "temperature.target_diversity",
+                f"must be in (0, 1] (got {self.target_diversity})",
+            )
 
 
 DATA_SOURCES = ("micro", "jsonl", "hf")
@@ -121,17 +136,32 @@ class ContextConfig:
     repeat_window: int = 8
 
     def __post_init__(self) -> None:
-        check(self.max_completion_length >= 8, "context.max_completion_length",
-              f"must be >= 8 (got {self.max_completion_length})")
-        check(len(self.eval_lengths) >= 1 and all(x >= 8 for x in self.eval_lengths), "context.eval_lengths",
-              f"needs lengths >= 8 (got {self.eval_lengths})")
-        check((self.extend_to is None) == (self.extend_at_step is None), "context.extend_to",
-              "extend_to and extend_at_step go together")
+        check(
+            self.max_completion_length >= 8,
+            "context.max_completion_length",
+            f"must be >= 8 (got {self.max_completion_length})",
+        )
+        check(
+            len(self.eval_lengths) >= 1 and all(x >= 8 for x in self.eval_lengths),
+            "context.eval_lengths",
+            f"needs lengths >= 8 (got {self.eval_lengths})",
+        )
+        check(
+            (self.extend_to is None) == (self.extend_at_step is None),
+            "context.extend_to",
+            "extend_to and extend_at_step go together",
+        )
         if self.extend_to is not None:
-            check(self.extend_to > self.max_completion_length, "context.extend_to",
-                  f"must exceed max_completion_length ({self.max_completion_length})")
-        check(0 < self.repeat_window < self.max_completion_length, "context.repeat_window",
-              f"must be in (0, max_completion_length) (got {self.repeat_window})")
+            check(
+                self.extend_to > self.max_completion_length,
+                "context.extend_to",
+                f"must exceed max_completion_length ({self.max_completion_length})",
+            )
+        check(
+            0 < self.repeat_window < self.max_completion_length,
+            "context.repeat_window",
+            f"must be in (0, max_completion_length) (got {self.repeat_window})",
+        )
 
 
 @dataclass
@@ -146,8 +176,11 @@ class MaskingConfig:
     def __post_init__(self) -> None:
         check(self.mode in MASKING_MODES, "masking.mode", f"unknown mode {self.mode!r}; one of {MASKING_MODES}")
         check(0.0 <= self.rho <= 1.0, "masking.rho", f"must be in [0, 1] (got {self.rho})")
-        check(self.non_incorrect in NON_INCORRECT, "masking.non_incorrect",
-              f"unknown definition {self.non_incorrect!r}; one of {NON_INCORRECT}")
+        check(
+            self.non_incorrect in NON_INCORRECT,
+            "masking.non_incorrect",
+            f"unknown definition {self.non_incorrect!r}; one of {NON_INCORRECT}",
+        )
 
 
 @dataclass
@@ -161,10 +194,16 @@ class BatchConfig:
 
     def __post_init__(self) -> None:
         check(self.train_batch >= 1, "batch.train_batch", f"must be >= 1 (got {self.train_batch})")
-        check(1 <= self.mini_batch <= self.train_batch, "batch.mini_batch",
-              f"must be in [1, train_batch={self.train_batch}] (got {self.mini_batch})")
-        check(self.train_batch % self.mini_batch == 0, "batch.mini_batch",
-              f"must divide train_batch={self.train_batch} (got {self.mini_batch})")
+        check(
+            1 <= self.mini_batch <= self.train_batch,
+            "batch.mini_batch",
+            f"must be in [1, train_batch={self.train_batch}] (got {self.mini_batch})",
+        )
+        check(
+            self.train_batch % self.mini_batch == 0,
+            "batch.mini_batch",
+            f"must divide train_batch={self.train_batch} (got {self.mini_batch})",
+        )
         check(self.group_size >= 2, "batch.group_size", f"must be >= 2 (got {self.group_size})")
 
 
@@ -178,8 +217,11 @@ class KLClipConfig:
     def __post_init__(self) -> None:
         check(self.beta >= 0, "kl_clip.beta", f"must be >= 0 (got {self.beta})")
         check(0 < self.epsilon < 1, "kl_clip.epsilon", f"must be in (0, 1) (got {self.epsilon})")
-        check(self.epsilon_high >= self.epsilon, "kl_clip.epsilon_high",
-              f"must be >= epsilon={self.epsilon} (got {self.epsilon_high})")
+        check(
+            self.epsilon_high >= self.epsilon,
+            "kl_clip.epsilon_high",
+            f"must be >= epsilon={self.epsilon} (got {self.epsilon_high})",
+        )
 
 
 @dataclass
@@ -194,8 +236,11 @@ class AlgoConfig:
 
     def __post_init__(self) -> None:
         check(self.loss_type in LOSS_TYPES, "algo.loss_type", f"unknown {self.loss_type!r}; one of {LOSS_TYPES}")
-        check(self.scale_rewards in ("group", "batch", "none"), "algo.scale_rewards",
-              f"unknown {self.scale_rewards!r}; one of group, batch, none")
+        check(
+            self.scale_rewards in ("group", "batch", "none"),
+            "algo.scale_rewards",
+            f"unknown {self.scale_rewards!r}; one of group, batch, none",
+        )
 
 
 @dataclass
@@ -219,8 +264,11 @@ class ModelConfig:
             check(key in known, f"model.micro.{key}", f"unknown micro policy setting; one of {sorted(known)}")
         batch = self.micro.get("sft_batch", PolicySpec.sft_batch)
         micro = self.micro.get("sft_micro_batch", PolicySpec.sft_micro_batch)
-        check(micro >= 1 and batch % micro == 0, "model.micro.sft_micro_batch",
-              f"must divide sft_batch ({batch}); got {micro}")
+        check(
+            micro >= 1 and batch % micro == 0,
+            "model.micro.sft_micro_batch",
+            f"must divide sft_batch ({batch}); got {micro}",
+        )
 
 
 @dataclass
@@ -236,8 +284,11 @@ class RolloutConfig:
     def __post_init__(self) -> None:
         check(self.backend in ("hf", "vllm"), "rollout.backend", f"unknown {self.backend!r}; one of hf, vllm")
         check(self.vllm_mode in ("colocate", "server"), "rollout.vllm_mode", f"unknown {self.vllm_mode!r}")
-        check(0 < self.gpu_memory_utilization <= 1, "rollout.gpu_memory_utilization",
-              f"must be in (0, 1] (got {self.gpu_memory_utilization})")
+        check(
+            0 < self.gpu_memory_utilization <= 1,
+            "rollout.gpu_memory_utilization",
+            f"must be in (0, 1] (got {self.gpu_memory_utilization})",
+        )
 
 
 @dataclass
@@ -251,8 +302,11 @@ class TrackerConfig:
     mode: str = "auto"
 
     def __post_init__(self) -> None:
-        check(self.mode in ("offline", "online", "auto", "disabled"), "tracker.mode",
-              f"unknown {self.mode!r}; one of offline, online, auto, disabled")
+        check(
+            self.mode in ("offline", "online", "auto", "disabled"),
+            "tracker.mode",
+            f"unknown {self.mode!r}; one of offline, online, auto, disabled",
+        )
 
 
 @dataclass
@@ -285,10 +339,16 @@ class TrainConfig:
         check(self.eval_samples >= 1, "train.eval_samples", f"must be >= 1 (got {self.eval_samples})")
         check(self.eval_temperature > 0, "train.eval_temperature", f"must be > 0 (got {self.eval_temperature})")
         check(self.save_every >= 1, "train.save_every", f"must be >= 1 (got {self.save_every})")
-        check(self.micro_batch is None or self.micro_batch >= 1, "train.micro_batch",
-              f"must be >= 1 (got {self.micro_batch})")
-        check(self.keep_checkpoints is None or self.keep_checkpoints >= 1, "train.keep_checkpoints",
-              f"must be >= 1, or null to keep all (got {self.keep_checkpoints})")
+        check(
+            self.micro_batch is None or self.micro_batch >= 1,
+            "train.micro_batch",
+            f"must be >= 1 (got {self.micro_batch})",
+        )
+        check(
+            self.keep_checkpoints is None or self.keep_checkpoints >= 1,
+            "train.keep_checkpoints",
+            f"must be >= 1, or null to keep all (got {self.keep_checkpoints})",
+        )
 
 
 @dataclass
@@ -313,6 +373,9 @@ class RunConfig:
     sizes: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        check(self.context.max_completion_length <= max(self.context.eval_lengths), "context.eval_lengths",
-              "the longest evaluation length must be >= max_completion_length")
+        check(
+            self.context.max_completion_length <= max(self.context.eval_lengths),
+            "context.eval_lengths",
+            "the longest evaluation length must be >= max_completion_length",
+        )
         check(self.scale in ("micro", "paper"), "scale", f"unknown {self.scale!r}; one of micro, paper")

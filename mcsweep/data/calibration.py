@@ -82,8 +82,7 @@ class Agreement:
     predicted_split: dict[str, float]
 
 
-def agreement(scores: list[float], rates: list[float], thresholds: tuple[float, float],
-              cuts: BinCuts) -> Agreement:
+def agreement(scores: list[float], rates: list[float], thresholds: tuple[float, float], cuts: BinCuts) -> Agreement:
     measured = [measured_bin(r, cuts) for r in rates]
     predicted = [predicted_bin(s, thresholds) for s in scores]
     from scipy.stats import spearmanr
@@ -92,8 +91,14 @@ def agreement(scores: list[float], rates: list[float], thresholds: tuple[float, 
     if len(scores) > 2 and len(set(scores)) > 1 and len(set(rates)) > 1:
         rho = float(spearmanr(scores, [-r for r in rates]).statistic)
     hits = sum(m == p for m, p in zip(measured, predicted, strict=True))
-    return Agreement(len(scores), hits / max(len(scores), 1), rho, confusion(measured, predicted),
-                     split_fractions(measured), split_fractions(predicted))
+    return Agreement(
+        len(scores),
+        hits / max(len(scores), 1),
+        rho,
+        confusion(measured, predicted),
+        split_fractions(measured),
+        split_fractions(predicted),
+    )
 
 
 @dataclass
@@ -109,8 +114,9 @@ class Calibration:
         return asdict(self)
 
 
-def calibrate(scores: dict[str, float], rates: dict[str, float], cuts: BinCuts,
-              heldout_frac: float = 0.3, seed: int = 0) -> Calibration:
+def calibrate(
+    scores: dict[str, float], rates: dict[str, float], cuts: BinCuts, heldout_frac: float = 0.3, seed: int = 0
+) -> Calibration:
     """Fit thresholds on part of the measured problems and report agreement on the rest."""
     ids = sorted(set(scores) & set(rates))
     random.Random(seed).shuffle(ids)
@@ -152,8 +158,7 @@ def mix_sizes(counts: dict[str, int], target: MixTarget) -> dict[str, int]:
     return {"easy": 0, "medium": 0, "hard": hard}
 
 
-def select_mix(labels: dict[str, str], scores: dict[str, float],
-               target: MixTarget) -> tuple[list[str], dict[str, int]]:
+def select_mix(labels: dict[str, str], scores: dict[str, float], target: MixTarget) -> tuple[list[str], dict[str, int]]:
     """Pick ids per bin, hardest first within a bin, so the kept easy/medium ones are the tougher."""
     sizes = mix_sizes(Counter(labels.values()), target)
     chosen: list[str] = []

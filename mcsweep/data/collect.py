@@ -14,8 +14,7 @@ from mcsweep.data.schema import Problem, read_jsonl, read_parquet
 
 def _callable_source(target: str, kwargs: dict[str, Any] | None = None) -> list[Problem]:
     rows = load_target(target)(**(kwargs or {}))
-    return [r if isinstance(r, Problem) else Problem.from_dict(r, f"{target} row {i}")
-            for i, r in enumerate(rows)]
+    return [r if isinstance(r, Problem) else Problem.from_dict(r, f"{target} row {i}") for i, r in enumerate(rows)]
 
 
 def _file_source(path: str) -> list[Problem]:

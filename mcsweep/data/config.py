@@ -69,4 +69,3 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
 
 def to_dict(cfg: Any) -> Any:
     return OmegaConf.to_container(OmegaConf.structured(cfg), resolve=True)
-

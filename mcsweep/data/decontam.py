@@ -36,8 +36,13 @@ class Overlap:
     contaminated: bool
 
     def to_dict(self) -> dict[str, object]:
-        return {"train_id": self.train_id, "test_id": self.test_id, "shared": self.shared,
-                "fraction": round(self.fraction, 4), "contaminated": self.contaminated}
+        return {
+            "train_id": self.train_id,
+            "test_id": self.test_id,
+            "shared": self.shared,
+            "fraction": round(self.fraction, 4),
+            "contaminated": self.contaminated,
+        }
 
 
 Gram = tuple[str, ...]
@@ -61,8 +66,7 @@ def build_index(tests: list[Problem], cfg: DecontamConfig, ignore: set[Gram]) ->
     return {g: ids for g, ids in _doc_freq(tests, cfg.n).items() if len(ids) <= limit and g not in ignore}
 
 
-def overlaps_of(problem: Problem, index: dict[Gram, set[str]], cfg: DecontamConfig,
-                ignore: set[Gram]) -> list[Overlap]:
+def overlaps_of(problem: Problem, index: dict[Gram, set[str]], cfg: DecontamConfig, ignore: set[Gram]) -> list[Overlap]:
     grams = ngrams(words(problem.question), cfg.n) - ignore
     counts: dict[str, int] = defaultdict(int)
     for gram in grams:
@@ -76,8 +80,9 @@ def overlaps_of(problem: Problem, index: dict[Gram, set[str]], cfg: DecontamConf
     return out
 
 
-def decontaminate(problems: list[Problem], tests: list[Problem],
-                  cfg: DecontamConfig) -> tuple[list[Problem], list[Drop], list[Overlap]]:
+def decontaminate(
+    problems: list[Problem], tests: list[Problem], cfg: DecontamConfig
+) -> tuple[list[Problem], list[Drop], list[Overlap]]:
     ignore = template_grams(problems, cfg)
     index = build_index(tests, cfg, ignore)
     kept, drops, report = [], [], []
@@ -87,8 +92,9 @@ def decontaminate(problems: list[Problem], tests: list[Problem],
         bad = [o for o in found if o.contaminated]
         if bad:
             worst = max(bad, key=lambda o: o.shared)
-            drops.append(Drop(p.id, "filter", "contaminated",
-                              f"{worst.shared} shared {cfg.n}-grams with {worst.test_id}"))
+            drops.append(
+                Drop(p.id, "filter", "contaminated", f"{worst.shared} shared {cfg.n}-grams with {worst.test_id}")
+            )
         else:
             kept.append(p)
     return kept, drops, report

@@ -37,24 +37,45 @@ class Dimension:
 
 
 DEFAULT_RUBRIC: tuple[Dimension, ...] = (
-    Dimension("reading", "Reading comprehension", 0.10,
-              "Effort to understand what is asked: length, notation, story (Bloom: understand)."),
-    Dimension("knowledge", "Knowledge recall", 0.10,
-              "How specialised the algorithms, data structures or maths to know are (Bloom: remember)."),
-    Dimension("algorithmic_thinking", "Algorithmic Thinking", 0.35,
-              "Insight and analysis needed to find a correct, efficient approach (Bloom: analyse, create)."),
-    Dimension("implementation", "Implementation", 0.30,
-              "Length and intricacy of a correct program: branching (McCabe), volume (Halstead)."),
-    Dimension("edge_cases", "Edge cases and rigour", 0.15,
-              "Corner cases, limits and exactness the solution must handle (Bloom: evaluate)."),
+    Dimension(
+        "reading",
+        "Reading comprehension",
+        0.10,
+        "Effort to understand what is asked: length, notation, story (Bloom: understand).",
+    ),
+    Dimension(
+        "knowledge",
+        "Knowledge recall",
+        0.10,
+        "How specialised the algorithms, data structures or maths to know are (Bloom: remember).",
+    ),
+    Dimension(
+        "algorithmic_thinking",
+        "Algorithmic Thinking",
+        0.35,
+        "Insight and analysis needed to find a correct, efficient approach (Bloom: analyse, create).",
+    ),
+    Dimension(
+        "implementation",
+        "Implementation",
+        0.30,
+        "Length and intricacy of a correct program: branching (McCabe), volume (Halstead).",
+    ),
+    Dimension(
+        "edge_cases",
+        "Edge cases and rigour",
+        0.15,
+        "Corner cases, limits and exactness the solution must handle (Bloom: evaluate).",
+    ),
 )
 
 
 def rubric_from_config(dims: list[dict[str, Any]] | None) -> tuple[Dimension, ...]:
     if not dims:
         return DEFAULT_RUBRIC
-    rubric = tuple(Dimension(d["key"], d.get("name", d["key"]), float(d["weight"]),
-                             d.get("description", "")) for d in dims)
+    rubric = tuple(
+        Dimension(d["key"], d.get("name", d["key"]), float(d["weight"]), d.get("description", "")) for d in dims
+    )
     if sum(d.weight for d in rubric) <= 0 or any(d.weight < 0 for d in rubric):
         raise ValueError("rubric weights must be non-negative with a positive sum")
     return rubric
@@ -86,10 +107,12 @@ def _scale(x: float, lo: float, hi: float) -> float:
 def statement_features(text: str) -> dict[str, float]:
     exps = [int(a or b) for a, b in _POWER.findall(text)]
     exps += [len(n) - 1 for n in _NUMBER.findall(text)]
-    return {"words": float(len(words(text))),
-            "constraint_exp": float(max(exps, default=0)),
-            "constraints": float(len(re.findall(r"\\le|<=|≤|\\leq", text))),
-            "operations": float(1 + len(_SEQUENCE.findall(text)))}
+    return {
+        "words": float(len(words(text))),
+        "constraint_exp": float(max(exps, default=0)),
+        "constraints": float(len(re.findall(r"\\le|<=|≤|\\leq", text))),
+        "operations": float(1 + len(_SEQUENCE.findall(text))),
+    }
 
 
 def _loop_depth(node: ast.AST, depth: int = 0) -> int:
@@ -111,11 +134,13 @@ def code_features(code: str) -> dict[str, float]:
     vocab = len(set(operators)) + len(set(operands))
     imports = {a.name.split(".")[0] for n in nodes if isinstance(n, ast.Import) for a in n.names}
     imports |= {n.module.split(".")[0] for n in nodes if isinstance(n, ast.ImportFrom) and n.module}
-    return {"cyclomatic": 1.0 + sum(isinstance(n, branch) for n in nodes),
-            "halstead": (len(operators) + len(operands)) * math.log2(max(vocab, 2)),
-            "loop_depth": float(_loop_depth(tree)),
-            "algo_imports": float(len(imports & set(_ALGO_MODULES))),
-            "lines": float(sum(1 for ln in code.splitlines() if ln.strip()))}
+    return {
+        "cyclomatic": 1.0 + sum(isinstance(n, branch) for n in nodes),
+        "halstead": (len(operators) + len(operands)) * math.log2(max(vocab, 2)),
+        "loop_depth": float(_loop_depth(tree)),
+        "algo_imports": float(len(imports & set(_ALGO_MODULES))),
+        "lines": float(sum(1 for ln in code.splitlines() if ln.strip())),
+    }
 
 
 def features(problem: Problem) -> dict[str, float]:
@@ -135,9 +160,9 @@ class OfflineScorer:
             "reading": _scale(math.log2(1 + f["words"]), math.log2(20), math.log2(800)),
             "knowledge": _scale(f["algo_imports"] + f["loop_depth"] / 2, 0, 4),
             "algorithmic_thinking": 0.6 * _scale(f["operations"], 1, 5)
-            + 0.25 * _scale(f["constraint_exp"], 0, 18) + 0.15 * _scale(f["loop_depth"], 0, 3),
-            "implementation": 0.5 * _scale(math.log2(1 + f["halstead"]), 4, 11)
-            + 0.5 * _scale(f["cyclomatic"], 1, 12),
+            + 0.25 * _scale(f["constraint_exp"], 0, 18)
+            + 0.15 * _scale(f["loop_depth"], 0, 3),
+            "implementation": 0.5 * _scale(math.log2(1 + f["halstead"]), 4, 11) + 0.5 * _scale(f["cyclomatic"], 1, 12),
             "edge_cases": _scale(f["constraints"] + f["cyclomatic"] / 2, 0, 10),
         }
 
@@ -152,8 +177,10 @@ class OfflineScorer:
 
 # ------------------------------------------------------------------ LLM judge
 
-JUDGE_SYSTEM = ("You rate the difficulty of competitive programming problems for a strong Python "
-                "programmer. Be consistent across problems.")
+JUDGE_SYSTEM = (
+    "You rate the difficulty of competitive programming problems for a strong Python "
+    "programmer. Be consistent across problems."
+)
 
 
 def judge_prompt(problem: Problem, rubric: tuple[Dimension, ...], max_chars: int = 6000) -> str:
@@ -162,8 +189,10 @@ def judge_prompt(problem: Problem, rubric: tuple[Dimension, ...], max_chars: int
     ref = ""
     if problem.reference:
         ref = f"\n\nReference solution:\n```python\n{problem.reference[:max_chars]}\n```"
-    return (f"Problem:\n{problem.question[:max_chars]}{ref}\n\nRate each dimension from 1 (trivial) "
-            f"to 10 (hardest contest level):\n{dims}\n\nAnswer with only a JSON object: {{{keys}}}")
+    return (
+        f"Problem:\n{problem.question[:max_chars]}{ref}\n\nRate each dimension from 1 (trivial) "
+        f"to 10 (hardest contest level):\n{dims}\n\nAnswer with only a JSON object: {{{keys}}}"
+    )
 
 
 def parse_scores(text: str, rubric: tuple[Dimension, ...]) -> dict[str, float]:
@@ -183,16 +212,21 @@ class LLMJudgeScorer:
     rubric: tuple[Dimension, ...] = DEFAULT_RUBRIC
 
     def score(self, problem: Problem, repeat: int) -> dict[str, float]:
-        messages = [{"role": "system", "content": JUDGE_SYSTEM},
-                    {"role": "user", "content": judge_prompt(problem, self.rubric)}]
+        messages = [
+            {"role": "system", "content": JUDGE_SYSTEM},
+            {"role": "user", "content": judge_prompt(problem, self.rubric)},
+        ]
         return self.client.call(messages, lambda texts: parse_scores(texts[0], self.rubric))
 
 
-def score_problem(problem: Problem, scorer: Scorer, rubric: tuple[Dimension, ...],
-                  repeats: int = 3) -> dict[str, Any]:
+def score_problem(problem: Problem, scorer: Scorer, rubric: tuple[Dimension, ...], repeats: int = 3) -> dict[str, Any]:
     """The record kept as difficulty evidence: every sample, and the mean of the weighted scores."""
     samples = [scorer.score(problem, r) for r in range(repeats)]
     totals = [weighted(s, rubric) for s in samples]
-    return {"id": problem.id, "samples": samples, "weighted": totals,
-            "score": statistics.fmean(totals),
-            "std": statistics.pstdev(totals) if len(totals) > 1 else 0.0}
+    return {
+        "id": problem.id,
+        "samples": samples,
+        "weighted": totals,
+        "score": statistics.fmean(totals),
+        "std": statistics.pstdev(totals) if len(totals) > 1 else 0.0,
+    }

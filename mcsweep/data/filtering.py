@@ -44,8 +44,11 @@ class QualityConfig:
 
 
 _INTERACTIVE = re.compile(r"\binteractive problem\b|\bflush (?:the )?output\b", re.IGNORECASE)
-_MULTI = re.compile(r"print any of them|output any of them|any valid answer|multiple (?:possible|valid) "
-                    r"answers|any (?:such|correct) answer", re.IGNORECASE)
+_MULTI = re.compile(
+    r"print any of them|output any of them|any valid answer|multiple (?:possible|valid) "
+    r"answers|any (?:such|correct) answer",
+    re.IGNORECASE,
+)
 _IMAGE = re.compile(r"<img\b|!\[[^\]]*\]\(", re.IGNORECASE)
 
 
@@ -56,8 +59,10 @@ def quality_reason(p: Problem, cfg: QualityConfig) -> str | None:
         (len(words(p.question)) < cfg.min_words, "statement_too_short"),
         (len(p.question) > cfg.max_chars, "statement_too_long"),
         (p.n_tests < cfg.min_tests, "too_few_tests"),
-        (cfg.drop_interactive and (bool(p.meta.get("interactive")) or bool(_INTERACTIVE.search(p.question))),
-         "interactive"),
+        (
+            cfg.drop_interactive and (bool(p.meta.get("interactive")) or bool(_INTERACTIVE.search(p.question))),
+            "interactive",
+        ),
         (cfg.drop_multi_answer and bool(_MULTI.search(p.question)), "multiple_answers"),
         (cfg.drop_images and bool(_IMAGE.search(p.question)), "image_in_statement"),
     ]
@@ -110,16 +115,18 @@ class JsonlCache:
             fh.write(json.dumps({"id": key, "value": value}) + "\n")
 
 
-def score_all(problems: list[Problem], scorer: Scorer, rubric: tuple[Dimension, ...],
-              repeats: int, cache: JsonlCache) -> dict[str, dict[str, Any]]:
+def score_all(
+    problems: list[Problem], scorer: Scorer, rubric: tuple[Dimension, ...], repeats: int, cache: JsonlCache
+) -> dict[str, dict[str, Any]]:
     todo = [p for p in problems if p.id not in cache.data]
     for p in tqdm(todo, desc="judge", unit="problem", disable=not todo):
         cache.put(p.id, score_problem(p, scorer, rubric, repeats))
     return {p.id: cache.data[p.id] for p in problems}
 
 
-def measure(problems: list[Problem], provider: PassRateProvider, cfg: DifficultyConfig,
-            cache: JsonlCache, batch: int = 32) -> dict[str, float]:
+def measure(
+    problems: list[Problem], provider: PassRateProvider, cfg: DifficultyConfig, cache: JsonlCache, batch: int = 32
+) -> dict[str, float]:
     """Pass rates on a seeded calibration sample, in batches so progress survives interruption."""
     sample = sorted(problems, key=lambda p: p.id)
     random.Random(cfg.seed).shuffle(sample)
@@ -146,8 +153,9 @@ def histogram(labels: list[str]) -> dict[str, int]:
     return {k: counts.get(k, 0) for k in keys}
 
 
-def difficulty_select(problems: list[Problem], scores: dict[str, dict[str, Any]], rates: dict[str, float],
-                      cfg: DifficultyConfig) -> tuple[list[Problem], list[Drop], dict[str, Any]]:
+def difficulty_select(
+    problems: list[Problem], scores: dict[str, dict[str, Any]], rates: dict[str, float], cfg: DifficultyConfig
+) -> tuple[list[Problem], list[Drop], dict[str, Any]]:
     flat = {pid: rec["score"] for pid, rec in scores.items()}
     calib: Calibration = calibrate(flat, rates, cfg.cuts, cfg.heldout_frac, cfg.seed)
     labels = {p.id: predicted_bin(flat[p.id], calib.thresholds) for p in problems}
@@ -155,9 +163,12 @@ def difficulty_select(problems: list[Problem], scores: dict[str, dict[str, Any]]
     keep = set(chosen)
     kept, drops = [], []
     for p in problems:
-        p.meta["difficulty_evidence"] = {**scores[p.id], "predicted": labels[p.id],
-                                         "thresholds": list(calib.thresholds),
-                                         "pass_rate": rates.get(p.id)}
+        p.meta["difficulty_evidence"] = {
+            **scores[p.id],
+            "predicted": labels[p.id],
+            "thresholds": list(calib.thresholds),
+            "pass_rate": rates.get(p.id),
+        }
         if p.id not in keep:
             drops.append(Drop(p.id, "filter", f"mix_quota_{labels[p.id]}", f"score {flat[p.id]:.2f}"))
             continue
@@ -165,11 +176,14 @@ def difficulty_select(problems: list[Problem], scores: dict[str, dict[str, Any]]
             p.meta["source_difficulty"] = p.meta.get("source_difficulty", p.difficulty)
             p.difficulty = labels[p.id]
         kept.append(p)
-    report = {"calibration": calib.to_dict(), "mix_sizes": sizes,
-              "predicted_before": histogram(list(labels.values())),
-              "predicted_after": histogram([labels[p.id] for p in kept]),
-              "source_before": histogram([p.meta.get("source_difficulty", p.difficulty) for p in problems]),
-              "source_after": histogram([p.meta.get("source_difficulty", p.difficulty) for p in kept])}
+    report = {
+        "calibration": calib.to_dict(),
+        "mix_sizes": sizes,
+        "predicted_before": histogram(list(labels.values())),
+        "predicted_after": histogram([labels[p.id] for p in kept]),
+        "source_before": histogram([p.meta.get("source_difficulty", p.difficulty) for p in problems]),
+        "source_after": histogram([p.meta.get("source_difficulty", p.difficulty) for p in kept]),
+    }
     return kept, drops, report
 
 
@@ -185,9 +199,14 @@ class FilterParts:
     rate_cache: str = "pass_rates.jsonl"
 
 
-def filter_stage(problems: list[Problem], quality_cfg: QualityConfig, decontam_cfg: DecontamConfig,
-                 diff_cfg: DifficultyConfig, parts: FilterParts,
-                 stage_dir: Path) -> tuple[list[Problem], list[Drop], dict[str, Any]]:
+def filter_stage(
+    problems: list[Problem],
+    quality_cfg: QualityConfig,
+    decontam_cfg: DecontamConfig,
+    diff_cfg: DifficultyConfig,
+    parts: FilterParts,
+    stage_dir: Path,
+) -> tuple[list[Problem], list[Drop], dict[str, Any]]:
     good, drops = quality(problems, quality_cfg)
     tests = parts.test_sets()
     clean, contam_drops, overlaps = decontaminate(good, tests, decontam_cfg)
@@ -198,10 +217,18 @@ def filter_stage(problems: list[Problem], quality_cfg: QualityConfig, decontam_c
     rates = measure(clean, parts.provider, diff_cfg, JsonlCache(stage_dir / parts.rate_cache))
     kept, mix_drops, diff_report = difficulty_select(clean, scores, rates, diff_cfg)
     drops += mix_drops
-    report = {"decontam": {"test_problems": len(tests), "overlaps": len(overlaps),
-                           "problems_with_overlap": len({o.train_id for o in overlaps}),
-                           "max_fraction": max((o.fraction for o in overlaps), default=0.0),
-                           "contaminated": len(contam_drops), "n": decontam_cfg.n,
-                           "min_shared": decontam_cfg.min_shared, "min_fraction": decontam_cfg.min_fraction},
-              "difficulty": diff_report, "rubric": [d.__dict__ for d in parts.rubric]}
+    report = {
+        "decontam": {
+            "test_problems": len(tests),
+            "overlaps": len(overlaps),
+            "problems_with_overlap": len({o.train_id for o in overlaps}),
+            "max_fraction": max((o.fraction for o in overlaps), default=0.0),
+            "contaminated": len(contam_drops),
+            "n": decontam_cfg.n,
+            "min_shared": decontam_cfg.min_shared,
+            "min_fraction": decontam_cfg.min_fraction,
+        },
+        "difficulty": diff_report,
+        "rubric": [d.__dict__ for d in parts.rubric],
+    }
     return kept, drops, report

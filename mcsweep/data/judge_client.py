@@ -18,8 +18,7 @@ from typing import Any, TypeVar
 import openai
 
 T = TypeVar("T")
-RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError,
-             openai.InternalServerError)
+RETRYABLE = (openai.APITimeoutError, openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
 
 class JudgeError(RuntimeError):
@@ -47,14 +46,17 @@ class ChatClient:
         self.cfg = cfg
         self.attempts = 0
         key = os.environ.get(cfg.api_key_env, "EMPTY")  # vLLM accepts any key unless started with one
-        self._client = openai.OpenAI(base_url=cfg.base_url, api_key=key, timeout=cfg.timeout_s,
-                                     max_retries=0)
+        self._client = openai.OpenAI(base_url=cfg.base_url, api_key=key, timeout=cfg.timeout_s, max_retries=0)
 
     def _once(self, messages: list[dict[str, str]], n: int) -> list[str]:
         self.attempts += 1
         resp = self._client.chat.completions.create(
-            model=self.cfg.model, messages=messages, n=n, temperature=self.cfg.temperature,
-            max_tokens=self.cfg.max_tokens)  # type: ignore[arg-type]
+            model=self.cfg.model,
+            messages=messages,
+            n=n,
+            temperature=self.cfg.temperature,
+            max_tokens=self.cfg.max_tokens,
+        )  # type: ignore[arg-type]
         return [c.message.content or "" for c in resp.choices]
 
     def call(self, messages: list[dict[str, str]], parse: Callable[[list[str]], T], n: int = 1) -> T:
@@ -67,8 +69,9 @@ class ChatClient:
                 return parse(self._once(messages, n))
             except (*RETRYABLE, ReplyParseError) as exc:
                 last = exc
-        raise JudgeError(f"{self.cfg.base_url}: gave up after {self.cfg.max_retries + 1} attempts: "
-                         f"{type(last).__name__}: {last}")
+        raise JudgeError(
+            f"{self.cfg.base_url}: gave up after {self.cfg.max_retries + 1} attempts: {type(last).__name__}: {last}"
+        )
 
     def complete(self, messages: list[dict[str, str]], n: int = 1) -> list[str]:
         return self.call(messages, lambda texts: texts, n=n)

@@ -21,9 +21,19 @@ from typing import Any
 from mcsweep.data.schema import Problem, SchemaError, make_io
 
 LCB_FILES = ("test.jsonl", "test2.jsonl", "test3.jsonl", "test4.jsonl", "test5.jsonl", "test6.jsonl")
-LCB_COLUMNS = ("question_title", "question_content", "platform", "question_id", "contest_id",
-               "contest_date", "starter_code", "difficulty", "public_test_cases",
-               "private_test_cases", "metadata")
+LCB_COLUMNS = (
+    "question_title",
+    "question_content",
+    "platform",
+    "question_id",
+    "contest_id",
+    "contest_date",
+    "starter_code",
+    "difficulty",
+    "public_test_cases",
+    "private_test_cases",
+    "metadata",
+)
 DEEPCODER_SUBSETS = ("lcbv5", "primeintellect", "taco", "codeforces")
 
 
@@ -129,8 +139,9 @@ def _lcb_row(row: dict[str, Any], where: str, file: str) -> Problem:
     )
 
 
-def load_livecodebench(root: str | Path, release_version: str = "release_v6",
-                       start_date: str | None = None, end_date: str | None = None) -> list[Problem]:
+def load_livecodebench(
+    root: str | Path, release_version: str = "release_v6", start_date: str | None = None, end_date: str | None = None
+) -> list[Problem]:
     """`livecodebench/code_generation_lite` from a snapshot folder holding its test*.jsonl files.
 
     Dates are inclusive ISO dates on `contest_date` (LCB's own windowing rule).
@@ -241,15 +252,17 @@ def load_deepcoder(root: str | Path, subset: str = "primeintellect", split: str 
         tests = json.loads(_field(row, "tests", str, where))
         inputs, outputs, fn_name = tests_from_cases(tests, meta.get("func_name"), where)
         solutions = [s for s in row.get("solutions") or [] if isinstance(s, str) and s.strip()]
-        out.append(Problem(
-            id=f"deepcoder-{subset}-{split}-{i:06d}",
-            question=_field(row, "problem", str, where),
-            input_output=make_io(inputs, outputs, fn_name),
-            starter_code=row.get("starter_code") or "",
-            reference=solutions[0] if solutions else "",
-            source=f"deepcoder/{subset}",
-            meta={"references": solutions[1:], "source_metadata": meta},
-        ))
+        out.append(
+            Problem(
+                id=f"deepcoder-{subset}-{split}-{i:06d}",
+                question=_field(row, "problem", str, where),
+                input_output=make_io(inputs, outputs, fn_name),
+                starter_code=row.get("starter_code") or "",
+                reference=solutions[0] if solutions else "",
+                source=f"deepcoder/{subset}",
+                meta={"references": solutions[1:], "source_metadata": meta},
+            )
+        )
     return out
 
 
@@ -270,8 +283,11 @@ def load_open_r1_verifiable(root: str | Path, split: str = "train") -> list[Prob
     """
     ds = _load_files(str(Path(root) / "data" / f"{split}-*"))
     stmt = "problem_statement" if "problem_statement" in ds.column_names else "problem"
-    check_columns(ds.column_names, ("source", "in_source_id", stmt, "gold_standard_solution",
-                                    "verification_info", "metadata", "problem_id"), "open-r1/verifiable")
+    check_columns(
+        ds.column_names,
+        ("source", "in_source_id", stmt, "gold_standard_solution", "verification_info", "metadata", "problem_id"),
+        "open-r1/verifiable",
+    )
     out = []
     for i, row in enumerate(ds):
         where = f"open-r1/verifiable/{split}:row {i}"
@@ -280,21 +296,33 @@ def load_open_r1_verifiable(root: str | Path, split: str = "train") -> list[Prob
             raise SchemaError(f"{where}: verification_info lacks field 'test_cases'")
         inputs, outputs, fn_name = tests_from_cases(info["test_cases"], None, where)
         meta = _json_field(row, "metadata", where)
-        out.append(Problem(
-            id=f"openr1-{_field(row, 'problem_id', str, where)}",
-            question=_field(row, stmt, str, where),
-            input_output=make_io(inputs, outputs, fn_name),
-            difficulty=str(meta.get("difficulty") or ""),
-            platform=str(row["source"]),
-            reference=strip_fence(_field(row, "gold_standard_solution", str, where)),
-            source="open-r1/verifiable-coding-problems-python",
-            meta={"in_source_id": row["in_source_id"], "source_metadata": meta},
-        ))
+        out.append(
+            Problem(
+                id=f"openr1-{_field(row, 'problem_id', str, where)}",
+                question=_field(row, stmt, str, where),
+                input_output=make_io(inputs, outputs, fn_name),
+                difficulty=str(meta.get("difficulty") or ""),
+                platform=str(row["source"]),
+                reference=strip_fence(_field(row, "gold_standard_solution", str, where)),
+                source="open-r1/verifiable-coding-problems-python",
+                meta={"in_source_id": row["in_source_id"], "source_metadata": meta},
+            )
+        )
     return out
 
 
-CODEFORCES_COLUMNS = ("id", "title", "description", "input_format", "output_format", "examples",
-                      "official_tests", "rating", "contest_start", "interaction_format")
+CODEFORCES_COLUMNS = (
+    "id",
+    "title",
+    "description",
+    "input_format",
+    "output_format",
+    "examples",
+    "official_tests",
+    "rating",
+    "contest_start",
+    "interaction_format",
+)
 
 
 def codeforces_difficulty(rating: float | None) -> str:
@@ -326,17 +354,22 @@ def load_open_r1_codeforces(root: str | Path, split: str = "train") -> list[Prob
         inputs, outputs, _ = tests_from_cases(official, None, where)
         ex_in, ex_out, _ = tests_from_cases(examples, None, where)
         start = row.get("contest_start")
-        out.append(Problem(
-            id=f"cf-{_field(row, 'id', str, where)}",
-            question=_cf_statement(row),
-            input_output=make_io(inputs, outputs),
-            public_input_output=make_io(ex_in, ex_out),
-            platform="codeforces",
-            difficulty=codeforces_difficulty(row.get("rating")),
-            contest_date=dt.datetime.fromtimestamp(start, dt.UTC).date().isoformat() if start else "",
-            source="open-r1/codeforces",
-            meta={"title": row["title"], "rating": row.get("rating"),
-                  "interactive": bool(row.get("interaction_format")),
-                  "official_tests_complete": row.get("official_tests_complete")},
-        ))
+        out.append(
+            Problem(
+                id=f"cf-{_field(row, 'id', str, where)}",
+                question=_cf_statement(row),
+                input_output=make_io(inputs, outputs),
+                public_input_output=make_io(ex_in, ex_out),
+                platform="codeforces",
+                difficulty=codeforces_difficulty(row.get("rating")),
+                contest_date=dt.datetime.fromtimestamp(start, dt.UTC).date().isoformat() if start else "",
+                source="open-r1/codeforces",
+                meta={
+                    "title": row["title"],
+                    "rating": row.get("rating"),
+                    "interactive": bool(row.get("interaction_format")),
+                    "official_tests_complete": row.get("official_tests_complete"),
+                },
+            )
+        )
     return out

@@ -21,8 +21,9 @@ def micro_set(name: str = "pool", n: int | None = None, seed: int = 0) -> list[d
     return problem_set(name, WorldSpec(seed=seed), n)
 
 
-def _sample(problems: list[Problem], k: int, temperature: float, max_new_tokens: int, batch: int,
-            seed: int) -> list[list[str]]:
+def _sample(
+    problems: list[Problem], k: int, temperature: float, max_new_tokens: int, batch: int, seed: int
+) -> list[list[str]]:
     """k sampled completions per problem from the cached micro policy (built once if missing)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -38,20 +39,28 @@ def _sample(problems: list[Problem], k: int, temperature: float, max_new_tokens:
     out: list[list[str]] = []
     for start in range(0, len(problems), batch):
         chunk = problems[start : start + batch]
-        prompts = [tok.apply_chat_template(prompt_messages(p.to_dict()), add_generation_prompt=True,
-                                           tokenize=False) for p in chunk]
+        prompts = [
+            tok.apply_chat_template(prompt_messages(p.to_dict()), add_generation_prompt=True, tokenize=False)
+            for p in chunk
+        ]
         enc = tok(prompts, return_tensors="pt", padding=True)
         with torch.no_grad():
-            gen = model.generate(**enc, do_sample=True, temperature=temperature,
-                                 max_new_tokens=max_new_tokens,
-                                 num_return_sequences=k, pad_token_id=tok.pad_token_id)
+            gen = model.generate(
+                **enc,
+                do_sample=True,
+                temperature=temperature,
+                max_new_tokens=max_new_tokens,
+                num_return_sequences=k,
+                pad_token_id=tok.pad_token_id,
+            )
         texts = tok.batch_decode(gen[:, enc["input_ids"].shape[1] :], skip_special_tokens=True)
         out.extend(texts[i * k : (i + 1) * k] for i in range(len(chunk)))
     return out
 
 
-def micro_policy_pass_rates(k: int = 8, temperature: float = 0.8, max_new_tokens: int = 160, batch: int = 16,
-                            seed: int = 0, workers: int = 2) -> PassRateProvider:
+def micro_policy_pass_rates(
+    k: int = 8, temperature: float = 0.8, max_new_tokens: int = 160, batch: int = 16, seed: int = 0, workers: int = 2
+) -> PassRateProvider:
     """Pass rates of the warm-started micro policy, k samples per problem, graded by the evaluator."""
     from mcsweep.micro.policy import PolicySpec
     from mcsweep.micro.problems import WorldSpec

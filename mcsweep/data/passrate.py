@@ -25,21 +25,27 @@ def load_target(target: str) -> Any:
 def policy_prompt(problem: Problem) -> str:
     """LiveCodeBench's two instructions: complete the starter code, or read stdin and write stdout."""
     if problem.starter_code:
-        how = ("You will use the following starter code to write the solution and enclose your code "
-               f"within delimiters.\n```python\n{problem.starter_code}\n```")
+        how = (
+            "You will use the following starter code to write the solution and enclose your code "
+            f"within delimiters.\n```python\n{problem.starter_code}\n```"
+        )
     else:
-        how = ("Read the inputs from stdin, solve the problem and write the answer to stdout. Enclose "
-               "your code within delimiters as follows.\n```python\n# YOUR CODE HERE\n```")
-    return (f"### Question:\n{problem.question}\n\n### Format: {how}\n\n"
-            "### Answer: (use the provided format)\n")
+        how = (
+            "Read the inputs from stdin, solve the problem and write the answer to stdout. Enclose "
+            "your code within delimiters as follows.\n```python\n# YOUR CODE HERE\n```"
+        )
+    return f"### Question:\n{problem.question}\n\n### Format: {how}\n\n### Answer: (use the provided format)\n"
 
 
 def grade_samples(problems: list[Problem], samples: list[list[str]], evaluator: Any) -> dict[str, float]:
     """Fraction of each problem's samples that the evaluator accepts."""
     from mcsweep.evaluator import GradeRequest
 
-    requests = [GradeRequest(id=f"{p.id}#{j}", completion=c, input_output=p.input_output)
-                for p, group in zip(problems, samples, strict=True) for j, c in enumerate(group)]
+    requests = [
+        GradeRequest(id=f"{p.id}#{j}", completion=c, input_output=p.input_output)
+        for p, group in zip(problems, samples, strict=True)
+        for j, c in enumerate(group)
+    ]
     results = evaluator.grade_many(requests)
     passed: dict[str, list[bool]] = {p.id: [] for p in problems}
     for req, res in zip(requests, results, strict=True):
@@ -54,8 +60,7 @@ class OpenAIPolicySampler:
     client: ChatClient
 
     def __call__(self, problems: list[Problem], k: int) -> list[list[str]]:
-        return [self.client.complete([{"role": "user", "content": policy_prompt(p)}], n=k)
-                for p in problems]
+        return [self.client.complete([{"role": "user", "content": policy_prompt(p)}], n=k) for p in problems]
 
 
 def evaluator_provider(sampler: Sampler, k: int, evaluator_kwargs: dict[str, Any]) -> PassRateProvider:

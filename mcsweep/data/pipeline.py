@@ -67,12 +67,14 @@ def _load_done(folder: Path, key: str) -> StageRecord | None:
     if meta.get("key") != key:
         return None
     report = json.loads((folder / "report.json").read_text())
-    return StageRecord(folder.name, key, meta["in"], meta["out"], meta["drops"], report, True,
-                       read_jsonl(folder / "problems.jsonl"))
+    return StageRecord(
+        folder.name, key, meta["in"], meta["out"], meta["drops"], report, True, read_jsonl(folder / "problems.jsonl")
+    )
 
 
-def run_stage(out_dir: Path, name: str, key: str, inputs: list[Problem], fn: StageFn,
-              log: Callable[[str], None] = print) -> StageRecord:
+def run_stage(
+    out_dir: Path, name: str, key: str, inputs: list[Problem], fn: StageFn, log: Callable[[str], None] = print
+) -> StageRecord:
     folder = out_dir / name
     if (rec := _load_done(folder, key)) is not None:
         log(f"[{name}] done already ({rec.n_in} -> {rec.n_out}), skipped")
@@ -85,8 +87,9 @@ def run_stage(out_dir: Path, name: str, key: str, inputs: list[Problem], fn: Sta
     write_jsonl(problems, folder / "problems.jsonl")
     write_rows([d.to_dict() for d in drops], folder / "drops.jsonl")
     (folder / "report.json").write_text(json.dumps(report, indent=1, default=str))
-    (folder / "done.json").write_text(json.dumps({"key": key, "in": n_in, "out": len(problems),
-                                                  "drops": reasons, "finished": _now()}))
+    (folder / "done.json").write_text(
+        json.dumps({"key": key, "in": n_in, "out": len(problems), "drops": reasons, "finished": _now()})
+    )
     log(f"[{name}] {n_in} -> {len(problems)}; dropped {reasons or 'none'}")
     return StageRecord(name, key, n_in, len(problems), reasons, report, False, problems)
 
@@ -137,9 +140,14 @@ def _filter_fn(cfg: PipelineConfig, parts: Parts) -> StageFn:
         # A rate belongs to (policy, problem): any sample reuses it. A provider names its policy's
         # weights in `cache_tag` where its config does not (the micro policy's build key).
         rate_tag = digest(raw["pass_rates"], getattr(provider, "cache_tag", ""))
-        fparts = FilterParts(parts.scorer or _scorer(cfg), rubric_from_config(f.rubric), provider,
-                             lambda: [p for s in f.test_sets for p in load_source(dict(s))],
-                             f"scores-{score_tag}.jsonl", f"pass_rates-{rate_tag}.jsonl")
+        fparts = FilterParts(
+            parts.scorer or _scorer(cfg),
+            rubric_from_config(f.rubric),
+            provider,
+            lambda: [p for s in f.test_sets for p in load_source(dict(s))],
+            f"scores-{score_tag}.jsonl",
+            f"pass_rates-{rate_tag}.jsonl",
+        )
         return filter_stage(problems, f.quality, f.decontam, f.difficulty, fparts, folder)
 
     return fn
@@ -164,8 +172,9 @@ def stage_keys(cfg: PipelineConfig) -> dict[str, str]:
     return keys
 
 
-def build(cfg: PipelineConfig, parts: Parts | None = None, force: tuple[str, ...] = (),
-          log: Callable[[str], None] = print) -> dict[str, StageRecord]:
+def build(
+    cfg: PipelineConfig, parts: Parts | None = None, force: tuple[str, ...] = (), log: Callable[[str], None] = print
+) -> dict[str, StageRecord]:
     """Run (or resume) every stage, then write the dataset and its datasheet in cfg.out_dir."""
     parts = parts or Parts()
     out = Path(cfg.out_dir)
@@ -173,8 +182,12 @@ def build(cfg: PipelineConfig, parts: Parts | None = None, force: tuple[str, ...
         if name not in STAGES:
             raise ValueError(f"unknown stage {name!r}; one of {STAGES}")
         (out / name / "done.json").unlink(missing_ok=True)
-    fns = {"collect": _collect_fn(cfg), "process": _process_fn(cfg, parts),
-           "filter": _filter_fn(cfg, parts), "verify": _verify_fn(cfg)}
+    fns = {
+        "collect": _collect_fn(cfg),
+        "process": _process_fn(cfg, parts),
+        "filter": _filter_fn(cfg, parts),
+        "verify": _verify_fn(cfg),
+    }
     keys = stage_keys(cfg)
     records: dict[str, StageRecord] = {}
     problems: list[Problem] = []
@@ -195,12 +208,16 @@ def finish(cfg: PipelineConfig, records: dict[str, StageRecord], key: str) -> No
     write_jsonl(final, out / "dataset.jsonl")
     write_parquet(final, out / "dataset.parquet")
     sheet = {
-        "name": cfg.name, "final": len(final), "built": _now(), "config_hash": key,
+        "name": cfg.name,
+        "final": len(final),
+        "built": _now(),
+        "config_hash": key,
         "formats": dict(Counter(p.fmt for p in final)),
         "sources": records["collect"].report["per_source"],
         "final_per_source": datasheet.per_source([p.to_dict() for p in final]),
         "stages": {n: {"in": r.n_in, "out": r.n_out, "drops": r.drops} for n, r in records.items()},
-        "process": records["process"].report, "filter": records["filter"].report,
+        "process": records["process"].report,
+        "filter": records["filter"].report,
         "config": to_dict(cfg),
     }
     (out / "datasheet.json").write_text(json.dumps(sheet, indent=1, default=str))

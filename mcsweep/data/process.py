@@ -22,8 +22,9 @@ from mcsweep.data.text import clean_statement
 class ValidateConfig:
     enabled: bool = True
     require_reference: bool = False
-    evaluator: dict[str, Any] = field(default_factory=lambda: {"comparator": "microcoder", "workers": 2,
-                                                               "timeout_s": 4.0, "run_all": True})
+    evaluator: dict[str, Any] = field(
+        default_factory=lambda: {"comparator": "microcoder", "workers": 2, "timeout_s": 4.0, "run_all": True}
+    )
 
 
 @dataclass
@@ -50,8 +51,15 @@ def normalise(p: Problem) -> Problem | Drop:
     difficulty = p.difficulty.lower().strip()
     if difficulty not in DIFFICULTIES:
         meta["source_difficulty"], difficulty = p.difficulty, ""
-    return Problem(**{**p.to_dict(), "question": question, "difficulty": difficulty, "meta": meta,
-                      "input_output": make_io(inputs, outputs, fn_name)})
+    return Problem(
+        **{
+            **p.to_dict(),
+            "question": question,
+            "difficulty": difficulty,
+            "meta": meta,
+            "input_output": make_io(inputs, outputs, fn_name),
+        }
+    )
 
 
 def _single(p: Problem, i: int) -> str:
@@ -82,20 +90,30 @@ def _per_test(p: Problem, whole: dict[str, Any], evaluator: Any) -> list[list[bo
 def repair(p: Problem, passes: list[list[bool]]) -> tuple[Problem, dict[str, Any]]:
     """Keep majority-passed tests; make a reference that passes all kept tests the primary one."""
     n_refs = len(passes)
-    keep = [t for t in range(p.n_tests) if 2 * sum(row[t] for row in passes) >= n_refs and any(
-        row[t] for row in passes)]
+    keep = [
+        t for t in range(p.n_tests) if 2 * sum(row[t] for row in passes) >= n_refs and any(row[t] for row in passes)
+    ]
     good = [r for r in range(n_refs) if all(passes[r][t] for t in keep)]
     io = p.tests
     refs = p.references
-    evidence = {"dropped_tests": [t for t in range(p.n_tests) if t not in keep],
-                "bad_references": [r for r in range(n_refs) if r not in good], "n_references": n_refs}
+    evidence = {
+        "dropped_tests": [t for t in range(p.n_tests) if t not in keep],
+        "bad_references": [r for r in range(n_refs) if r not in good],
+        "n_references": n_refs,
+    }
     if not keep or not good:
         return p, evidence
     ordered = [refs[r] for r in good]
-    fixed = Problem(**{**p.to_dict(), "reference": ordered[0],
-                       "input_output": make_io([io["inputs"][t] for t in keep],
-                                               [io["outputs"][t] for t in keep], io.get("fn_name")),
-                       "meta": {**p.meta, "references": ordered[1:]}})
+    fixed = Problem(
+        **{
+            **p.to_dict(),
+            "reference": ordered[0],
+            "input_output": make_io(
+                [io["inputs"][t] for t in keep], [io["outputs"][t] for t in keep], io.get("fn_name")
+            ),
+            "meta": {**p.meta, "references": ordered[1:]},
+        }
+    )
     return fixed, evidence
 
 
@@ -163,8 +181,9 @@ def flag_few_tests(problems: list[Problem], cfg: ProcessConfig) -> tuple[list[Pr
     return kept, drops
 
 
-def process(problems: list[Problem], cfg: ProcessConfig,
-            evaluator: Any | None = None) -> tuple[list[Problem], list[Drop], dict[str, Any]]:
+def process(
+    problems: list[Problem], cfg: ProcessConfig, evaluator: Any | None = None
+) -> tuple[list[Problem], list[Drop], dict[str, Any]]:
     drops: list[Drop] = []
     normal: list[Problem] = []
     for p in problems:

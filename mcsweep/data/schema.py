@@ -86,9 +86,7 @@ def parse_io(text: str, where: str) -> dict[str, Any]:
         io = json.loads(text)
     except (TypeError, json.JSONDecodeError) as exc:
         raise SchemaError(f"{where}: not valid JSON ({exc})") from exc
-    if not isinstance(io, dict) or not isinstance(io.get("inputs"), list) or not isinstance(
-        io.get("outputs"), list
-    ):
+    if not isinstance(io, dict) or not isinstance(io.get("inputs"), list) or not isinstance(io.get("outputs"), list):
         raise SchemaError(f"{where}: must be an object with 'inputs' and 'outputs' lists")
     if len(io["inputs"]) != len(io["outputs"]):
         raise SchemaError(f"{where}: {len(io['inputs'])} inputs but {len(io['outputs'])} outputs")

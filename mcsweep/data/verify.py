@@ -12,8 +12,11 @@ from typing import Any
 
 from mcsweep.data.schema import Problem
 
-CHECKLIST = ("- [ ] statement is readable and complete", "- [ ] tests match the statement",
-             "- [ ] difficulty label is plausible")
+CHECKLIST = (
+    "- [ ] statement is readable and complete",
+    "- [ ] tests match the statement",
+    "- [ ] difficulty label is plausible",
+)
 
 
 def _block(text: str, limit: int) -> str:
@@ -33,26 +36,44 @@ def _evidence_md(p: Problem) -> list[str]:
     ev: dict[str, Any] = p.meta.get("difficulty_evidence", {})
     if not ev:
         return ["**Difficulty**: no evidence recorded"]
-    rows = ["| repeat | " + " | ".join(ev["samples"][0]) + " | weighted |",
-            "|---" * (len(ev["samples"][0]) + 2) + "|"]
+    rows = ["| repeat | " + " | ".join(ev["samples"][0]) + " | weighted |", "|---" * (len(ev["samples"][0]) + 2) + "|"]
     for r, (s, w) in enumerate(zip(ev["samples"], ev["weighted"], strict=True)):
         rows.append(f"| {r} | " + " | ".join(f"{v:.1f}" for v in s.values()) + f" | {w:.2f} |")
     rate = ev.get("pass_rate")
-    return [f"**Difficulty**: predicted `{ev['predicted']}`, mean score {ev['score']:.2f} "
-            f"(sd {ev['std']:.2f}), thresholds {[round(t, 2) for t in ev['thresholds']]}, "
-            f"measured pass rate {'not measured' if rate is None else f'{rate:.2f}'}", "", *rows]
+    return [
+        f"**Difficulty**: predicted `{ev['predicted']}`, mean score {ev['score']:.2f} "
+        f"(sd {ev['std']:.2f}), thresholds {[round(t, 2) for t in ev['thresholds']]}, "
+        f"measured pass rate {'not measured' if rate is None else f'{rate:.2f}'}",
+        "",
+        *rows,
+    ]
 
 
 def entry(p: Problem, n_tests: int) -> str:
     val = p.meta.get("validation", {})
-    lines = [f"## {p.id}", "",
-             f"source `{p.source}` · platform `{p.platform}` · label `{p.difficulty}` · "
-             f"provenance `{p.meta.get('provenance', {})}`", "",
-             "**Statement**", _block(p.question, 2500), "", *_tests_md(p, n_tests), "",
-             "**Reference**", _block(p.reference or "(none)", 1500), "",
-             f"**Reference verdict**: `{val.get('status', 'not validated')}` "
-             f"{val.get('verdicts', '')} dropped tests {val.get('dropped_tests', [])}", "",
-             *_evidence_md(p), "", "**Reviewer**", *CHECKLIST, ""]
+    lines = [
+        f"## {p.id}",
+        "",
+        f"source `{p.source}` · platform `{p.platform}` · label `{p.difficulty}` · "
+        f"provenance `{p.meta.get('provenance', {})}`",
+        "",
+        "**Statement**",
+        _block(p.question, 2500),
+        "",
+        *_tests_md(p, n_tests),
+        "",
+        "**Reference**",
+        _block(p.reference or "(none)", 1500),
+        "",
+        f"**Reference verdict**: `{val.get('status', 'not validated')}` "
+        f"{val.get('verdicts', '')} dropped tests {val.get('dropped_tests', [])}",
+        "",
+        *_evidence_md(p),
+        "",
+        "**Reviewer**",
+        *CHECKLIST,
+        "",
+    ]
     return "\n".join(lines)
 
 

@@ -53,8 +53,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def _estimate(args: argparse.Namespace) -> int:
     cfg = compose_run_config(args.overrides)
-    estimate = check_fits(cfg, args.gpus, args.gpu_mem_gib, strategy=args.strategy, micro_batch=args.micro_batch,
-                          prompt_tokens=args.prompt_tokens, gradient_checkpointing=args.gradient_checkpointing)
+    estimate = check_fits(
+        cfg,
+        args.gpus,
+        args.gpu_mem_gib,
+        strategy=args.strategy,
+        micro_batch=args.micro_batch,
+        prompt_tokens=args.prompt_tokens,
+        gradient_checkpointing=args.gradient_checkpointing,
+    )
     print(estimate.summary())
     if estimate.warning:
         print(f"WARNING: {estimate.warning}", file=sys.stderr)

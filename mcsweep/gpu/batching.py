@@ -32,7 +32,9 @@ def batch_layout(batch: BatchConfig, world: int, micro_batch: int | None = None)
     per_update = batch.mini_batch * batch.group_size
     micro = micro_batch or max(per_update // world, 1)
     if per_update % (micro * world):
-        raise ValueError(f"train.micro_batch: {micro} sequences x {world} GPU(s) must divide the "
-                         f"{per_update} sequences of an update (batch.mini_batch x batch.group_size)")
+        raise ValueError(
+            f"train.micro_batch: {micro} sequences x {world} GPU(s) must divide the "
+            f"{per_update} sequences of an update (batch.mini_batch x batch.group_size)"
+        )
     accumulation = per_update // (micro * world)
     return BatchLayout(micro, accumulation, batch.train_batch // batch.mini_batch * accumulation)

@@ -61,10 +61,26 @@ def _devices(first: int, count: int) -> str:
 def serve_command(cfg: RunConfig, layout: ServerLayout, max_model_len: int) -> str:
     """`trl vllm-serve` for the run's model, on the server's GPUs."""
     r = cfg.rollout
-    args = ["trl", "vllm-serve", "--model", cfg.model.path, "--tensor_parallel_size", str(layout.tensor_parallel),
-            "--data_parallel_size", str(layout.serve_gpus // layout.tensor_parallel), "--host", "0.0.0.0",
-            "--port", str(r.server_port), "--gpu_memory_utilization", str(r.gpu_memory_utilization),
-            "--max_model_len", str(max_model_len), "--dtype", cfg.model.dtype]
+    args = [
+        "trl",
+        "vllm-serve",
+        "--model",
+        cfg.model.path,
+        "--tensor_parallel_size",
+        str(layout.tensor_parallel),
+        "--data_parallel_size",
+        str(layout.serve_gpus // layout.tensor_parallel),
+        "--host",
+        "0.0.0.0",
+        "--port",
+        str(r.server_port),
+        "--gpu_memory_utilization",
+        str(r.gpu_memory_utilization),
+        "--max_model_len",
+        str(max_model_len),
+        "--dtype",
+        cfg.model.dtype,
+    ]
     prefix = f"CUDA_VISIBLE_DEVICES={_devices(0, layout.vllm_gpus)} " if layout.nodes == 1 else ""
     return prefix + shlex.join(args)
 
@@ -73,8 +89,16 @@ def train_command(layout: ServerLayout, overrides: list[str]) -> str:
     """`accelerate launch -m mcsweep` on the training GPUs. On several nodes it reads $SLURM_PROCID,
     $MAIN_IP and $VLLM_HOST, which the sbatch script sets on each node."""
     config = ACCELERATE_CONFIGS / f"{layout.strategy}.yaml"
-    launch = ["accelerate", "launch", "--config_file", str(config), "--num_processes", str(layout.train_processes),
-              "--num_machines", str(layout.train_machines)]
+    launch = [
+        "accelerate",
+        "launch",
+        "--config_file",
+        str(config),
+        "--num_processes",
+        str(layout.train_processes),
+        "--num_machines",
+        str(layout.train_machines),
+    ]
     run = ["-m", "mcsweep", *overrides, "rollout=vllm_server"]
     if layout.nodes == 1:
         devices = _devices(layout.vllm_gpus, layout.train_processes)

@@ -105,9 +105,12 @@ def shape_from_config_json(config: dict) -> ModelShape:
     """A shape from a Hugging Face config.json (Qwen3 field names)."""
     heads = config["num_attention_heads"]
     return ModelShape(
-        vocab_size=config["vocab_size"], hidden_size=config["hidden_size"],
-        intermediate_size=config["intermediate_size"], num_layers=config["num_hidden_layers"],
-        num_heads=heads, num_kv_heads=config.get("num_key_value_heads", heads),
+        vocab_size=config["vocab_size"],
+        hidden_size=config["hidden_size"],
+        intermediate_size=config["intermediate_size"],
+        num_layers=config["num_hidden_layers"],
+        num_heads=heads,
+        num_kv_heads=config.get("num_key_value_heads", heads),
         head_dim=config.get("head_dim") or config["hidden_size"] // heads,
         tie_word_embeddings=bool(config.get("tie_word_embeddings", False)),
     )
@@ -119,8 +122,16 @@ def model_shape(cfg: RunConfig) -> ModelShape:
         from mcsweep.micro.policy import PolicySpec
 
         spec = PolicySpec(**{k: v for k, v in cfg.model.micro.items() if k != "world_seed"})
-        return ModelShape(spec.vocab_size, spec.hidden_size, spec.intermediate_size, spec.num_layers,
-                          spec.num_heads, spec.num_kv_heads, spec.hidden_size // spec.num_heads, True)
+        return ModelShape(
+            spec.vocab_size,
+            spec.hidden_size,
+            spec.intermediate_size,
+            spec.num_layers,
+            spec.num_heads,
+            spec.num_kv_heads,
+            spec.hidden_size // spec.num_heads,
+            True,
+        )
     path = cfg.model.path
     local = Path(path) / "config.json"
     if local.is_file():
@@ -132,8 +143,10 @@ def model_shape(cfg: RunConfig) -> ModelShape:
     cached = try_to_load_from_cache(path, "config.json")
     if isinstance(cached, str):
         return shape_from_config_json(json.loads(Path(cached).read_text()))
-    raise ValueError(f"model.path={path!r}: no config.json there, not a known shape ({sorted(KNOWN_SHAPES)}), "
-                     "and not in the Hugging Face cache; download its config.json or point model.path at a folder")
+    raise ValueError(
+        f"model.path={path!r}: no config.json there, not a known shape ({sorted(KNOWN_SHAPES)}), "
+        "and not in the Hugging Face cache; download its config.json or point model.path at a folder"
+    )
 
 
 @dataclass
@@ -161,15 +174,21 @@ class Estimate:
 
     def summary(self) -> str:
         parts = ", ".join(f"{k} {v / GIB:.1f}" for k, v in self.parts.items())
-        vllm = (f"; vLLM needs {self.vllm_need_bytes / GIB:.1f} of its {self.vllm_share_bytes / GIB:.1f} GiB"
-                if self.vllm_share_bytes else "")
-        return (f"{self.n_params / 1e9:.2f}B params, {self.strategy} on {self.gpus} GPU(s), micro-batch "
-                f"{self.micro_batch} x {self.seq_len} tokens: trainer {self.total_bytes / GIB:.1f} GiB per GPU "
-                f"of {self.available_bytes / GIB:.1f} GiB ({parts}){vllm}")
+        vllm = (
+            f"; vLLM needs {self.vllm_need_bytes / GIB:.1f} of its {self.vllm_share_bytes / GIB:.1f} GiB"
+            if self.vllm_share_bytes
+            else ""
+        )
+        return (
+            f"{self.n_params / 1e9:.2f}B params, {self.strategy} on {self.gpus} GPU(s), micro-batch "
+            f"{self.micro_batch} x {self.seq_len} tokens: trainer {self.total_bytes / GIB:.1f} GiB per GPU "
+            f"of {self.available_bytes / GIB:.1f} GiB ({parts}){vllm}"
+        )
 
 
-def _training_parts(shape: ModelShape, dtype_bytes: int, gpus: int, strategy: str, with_ref: bool,
-                    activation_bytes: int) -> dict[str, int]:
+def _training_parts(
+    shape: ModelShape, dtype_bytes: int, gpus: int, strategy: str, with_ref: bool, activation_bytes: int
+) -> dict[str, int]:
     p = shape.n_params
     shard_weights = gpus if strategy in ("zero3", "fsdp") else 1
     shard_states = gpus if strategy != "none" else 1
@@ -217,9 +236,16 @@ def _micro_batch(cfg: RunConfig, gpus: int, requested: int | None) -> tuple[int,
         return requested or max(cfg.batch.mini_batch * cfg.batch.group_size // gpus, 1), str(err)
 
 
-def check_fits(cfg: RunConfig, gpus: int, gpu_mem_gib: float, *, strategy: str | None = None,
-               micro_batch: int | None = None, prompt_tokens: int = 1024,
-               gradient_checkpointing: bool | None = None) -> Estimate:
+def check_fits(
+    cfg: RunConfig,
+    gpus: int,
+    gpu_mem_gib: float,
+    *,
+    strategy: str | None = None,
+    micro_batch: int | None = None,
+    prompt_tokens: int = 1024,
+    gradient_checkpointing: bool | None = None,
+) -> Estimate:
     """Estimate one training GPU's memory for `cfg` on `gpus` GPUs of `gpu_mem_gib` each.
 
     `strategy` defaults to `none` on one GPU and `zero3` on more. `micro_batch` (sequences per GPU
@@ -246,19 +272,28 @@ def check_fits(cfg: RunConfig, gpus: int, gpu_mem_gib: float, *, strategy: str |
     vllm_need = shape.n_params * 2 // r.tensor_parallel_size + seq_len * shape.kv_bytes_per_token()
     vllm_share = int(r.gpu_memory_utilization * gpu_bytes) if r.backend == "vllm" else 0
     estimate = Estimate(
-        n_params=shape.n_params, gpus=gpus, strategy=strategy, micro_batch=micro_batch, seq_len=seq_len,
+        n_params=shape.n_params,
+        gpus=gpus,
+        strategy=strategy,
+        micro_batch=micro_batch,
+        seq_len=seq_len,
         available_bytes=gpu_bytes - (vllm_share if r.backend == "vllm" and r.vllm_mode == "colocate" else 0),
         parts=_training_parts(shape, dtype_bytes, gpus, strategy, cfg.kl_clip.beta > 0, activations),
-        vllm_share_bytes=vllm_share, vllm_need_bytes=vllm_need if r.backend == "vllm" else 0,
+        vllm_share_bytes=vllm_share,
+        vllm_need_bytes=vllm_need if r.backend == "vllm" else 0,
     )
     if estimate.total_bytes > estimate.available_bytes:
-        problems.append(f"{cfg.model.name} does not fit: the trainer needs ~{estimate.total_bytes / GIB:.1f} GiB "
-                        f"per GPU, {estimate.available_bytes / GIB:.1f} GiB is free for it; "
-                        + _suggestions(estimate.parts, strategy, gradient_checkpointing, micro_batch))
+        problems.append(
+            f"{cfg.model.name} does not fit: the trainer needs ~{estimate.total_bytes / GIB:.1f} GiB "
+            f"per GPU, {estimate.available_bytes / GIB:.1f} GiB is free for it; "
+            + _suggestions(estimate.parts, strategy, gradient_checkpointing, micro_batch)
+        )
     if estimate.vllm_need_bytes > estimate.vllm_share_bytes:
-        problems.append(f"vLLM ({r.vllm_mode}) needs ~{vllm_need / GIB:.1f} GiB (weights / tensor_parallel_size "
-                        f"{r.tensor_parallel_size} + KV cache of one {seq_len}-token sequence) but "
-                        f"rollout.gpu_memory_utilization={r.gpu_memory_utilization} gives it "
-                        f"{vllm_share / GIB:.1f} GiB")
+        problems.append(
+            f"vLLM ({r.vllm_mode}) needs ~{vllm_need / GIB:.1f} GiB (weights / tensor_parallel_size "
+            f"{r.tensor_parallel_size} + KV cache of one {seq_len}-token sequence) but "
+            f"rollout.gpu_memory_utilization={r.gpu_memory_utilization} gives it "
+            f"{vllm_share / GIB:.1f} GiB"
+        )
     estimate.warning = " | ".join(problems)
     return estimate

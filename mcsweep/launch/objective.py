@@ -20,8 +20,9 @@ def objective(run_dir: Path, max_length: int, metric: str = "pass@1", reduce: st
     path = Path(run_dir) / "evals.jsonl"
     lines = path.read_text().splitlines() if path.exists() else []
     rows = [json.loads(line) for line in lines if line.strip()]
-    scored = sorted((r["step"], r[metric]) for r in rows
-                    if r.get("max_length") == max_length and r.get(metric) is not None)
+    scored = sorted(
+        (r["step"], r[metric]) for r in rows if r.get("max_length") == max_length and r.get(metric) is not None
+    )
     if not scored:
         raise ValueError(f"optimized_metric.metric: no {metric!r} at max_length {max_length} in {path}")
     return float(scored[-1][1] if reduce == "final" else max(value for _, value in scored))

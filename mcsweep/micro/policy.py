@@ -55,8 +55,7 @@ class PolicySpec:
 
     def key(self) -> str:
         """Hash of the settings and of the SFT data itself, so a changed generator rebuilds."""
-        blob = json.dumps({"v": BUILD_VERSION, "data": _data_digest(self), **dataclasses.asdict(self)},
-                          sort_keys=True)
+        blob = json.dumps({"v": BUILD_VERSION, "data": _data_digest(self), **dataclasses.asdict(self)}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -111,8 +110,10 @@ def train_tokenizer(texts: list[str], vocab_size: int):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tok.train_from_iterator(texts, trainer)
     fast = PreTrainedTokenizerFast(
@@ -129,11 +130,18 @@ def init_model(spec: PolicySpec, tokenizer):
 
     torch.manual_seed(spec.seed)
     config = Qwen3Config(
-        vocab_size=len(tokenizer), hidden_size=spec.hidden_size, intermediate_size=spec.intermediate_size,
-        num_hidden_layers=spec.num_layers, num_attention_heads=spec.num_heads,
-        num_key_value_heads=spec.num_kv_heads, head_dim=spec.hidden_size // spec.num_heads,
-        max_position_embeddings=spec.max_positions, tie_word_embeddings=True,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id, bos_token_id=None,
+        vocab_size=len(tokenizer),
+        hidden_size=spec.hidden_size,
+        intermediate_size=spec.intermediate_size,
+        num_hidden_layers=spec.num_layers,
+        num_attention_heads=spec.num_heads,
+        num_key_value_heads=spec.num_kv_heads,
+        head_dim=spec.hidden_size // spec.num_heads,
+        max_position_embeddings=spec.max_positions,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
     )
     return Qwen3ForCausalLM(config)
 
@@ -163,15 +171,25 @@ def sft_trainer(spec: PolicySpec, examples: list[dict], tokenizer, model, out: P
     lengths = [len(ids) for ids in tokenizer([_render(e) for e in examples]).input_ids]
     ordered = [examples[i] for i in length_sorted_steps(lengths, spec.sft_batch, spec.seed)]
     args = SFTConfig(
-        output_dir=str(out), max_steps=spec.sft_steps, per_device_train_batch_size=spec.sft_micro_batch,
+        output_dir=str(out),
+        max_steps=spec.sft_steps,
+        per_device_train_batch_size=spec.sft_micro_batch,
         gradient_accumulation_steps=spec.sft_batch // spec.sft_micro_batch,
-        learning_rate=spec.sft_lr, lr_scheduler_type="cosine", warmup_steps=10, logging_steps=25,
-        save_strategy="no", report_to=[], seed=spec.seed, bf16=False, use_cpu=True,
-        activation_checkpointing=False, dataloader_num_workers=0, max_length=spec.max_positions,
+        learning_rate=spec.sft_lr,
+        lr_scheduler_type="cosine",
+        warmup_steps=10,
+        logging_steps=25,
+        save_strategy="no",
+        report_to=[],
+        seed=spec.seed,
+        bf16=False,
+        use_cpu=True,
+        activation_checkpointing=False,
+        dataloader_num_workers=0,
+        max_length=spec.max_positions,
         train_sampling_strategy="sequential",
     )
-    return SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(ordered),
-                      processing_class=tokenizer)
+    return SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list(ordered), processing_class=tokenizer)
 
 
 def _build(spec: PolicySpec, target: Path) -> None:
@@ -192,9 +210,14 @@ def _build(spec: PolicySpec, target: Path) -> None:
     tokenizer.save_pretrained(tmp)
     shutil.rmtree(tmp / "sft", ignore_errors=True)
     n_params = sum(p.numel() for p in model.parameters())
-    build = {"spec": dataclasses.asdict(spec), "key": spec.key(), "n_params": n_params,
-             "sft_loss": result.training_loss, "seconds": round(time.time() - start, 1),
-             "torch_threads": torch.get_num_threads()}
+    build = {
+        "spec": dataclasses.asdict(spec),
+        "key": spec.key(),
+        "n_params": n_params,
+        "sft_loss": result.training_loss,
+        "seconds": round(time.time() - start, 1),
+        "torch_threads": torch.get_num_threads(),
+    }
     (tmp / "build.json").write_text(json.dumps(build, indent=2))
     tmp.rename(target)
     log.info("micro policy built in %.0f s (%d parameters)", build["seconds"], n_params)

@@ -99,12 +99,15 @@ def _statement(chain: list[Step], fmt: str, rng: random.Random) -> str:
     body = steps[0] if len(steps) == 1 else ", then ".join(steps[:-1]) + ", and finally " + steps[-1]
     list_out = OPS[chain[-1].op].out_type == "L"
     if fmt == "stdin":
-        io = ("Input: the first line holds N, the second line N integers.\n"
-              + ("Output: the resulting numbers on one line, separated by spaces."
-                 if list_out else "Output: the resulting integer."))
+        io = "Input: the first line holds N, the second line N integers.\n" + (
+            "Output: the resulting numbers on one line, separated by spaces."
+            if list_out
+            else "Output: the resulting integer."
+        )
     else:
-        io = ("Implement Solution.solve(nums) that returns "
-              + ("the resulting list." if list_out else "the resulting integer."))
+        io = "Implement Solution.solve(nums) that returns " + (
+            "the resulting list." if list_out else "the resulting integer."
+        )
     return f"Given a list of integers, {body}.\n{io}"
 
 
@@ -130,8 +133,7 @@ def solution_code(chain: list[Step], fmt: str, rng: random.Random) -> str:
     result = "r" if OPS[chain[-1].op].out_type == "I" else "a"
     if fmt == "stdin":
         read = rng.choice(["a = list(map(int, input().split()))", "a = [int(x) for x in input().split()]"])
-        out = (f"print({result})" if result == "r"
-               else rng.choice(["print(*a)", "print(' '.join(map(str, a)))"]))
+        out = f"print({result})" if result == "r" else rng.choice(["print(*a)", "print(' '.join(map(str, a)))"])
         body = "\n".join(["n = int(input())", read, *lines, out])
         return _imports(body) + body + "\n"
     inner = "\n".join("        " + ln for ln in ["a = list(nums)", *lines, f"return {result}"])
@@ -177,8 +179,7 @@ def make_problem(chain: list[Step], fmt: str, pid: str, spec: WorldSpec, rng: ra
         "public_input_output": json.dumps(_tests(chain, fmt, rng, spec.n_public_tests)),
         "reference": solution_code(chain, fmt, rng),
         "source": "micro",
-        "meta": {"chain": [[s.op, s.k] for s in chain], "format": fmt,
-                 "signature": signature(chain, fmt)},
+        "meta": {"chain": [[s.op, s.k] for s in chain], "format": fmt, "signature": signature(chain, fmt)},
     }
 
 

@@ -56,8 +56,10 @@ def sft_examples(spec: WorldSpec, n_examples: int, seed: int) -> list[dict]:
     for _ in range(n_examples):
         p = rng.choice(problems)
         chain = [Step(op, k) for op, k in p["meta"]["chain"]]
-        out.append({
-            "prompt": prompt_messages(p),
-            "completion": [{"role": "assistant", "content": completion_text(chain, p["meta"]["format"], rng)}],
-        })
+        out.append(
+            {
+                "prompt": prompt_messages(p),
+                "completion": [{"role": "assistant", "content": completion_text(chain, p["meta"]["format"], rng)}],
+            }
+        )
     return out

@@ -73,8 +73,12 @@ class PhaseTimer(BoundCallback):
 
     def on_step_begin(self, args, state, control, **kwargs):
         t = self.trainer
-        self._start = (time.perf_counter(), t.phase_seconds["generation"], t.phase_seconds["score"],
-                       t.execution_reward.total_seconds)
+        self._start = (
+            time.perf_counter(),
+            t.phase_seconds["generation"],
+            t.phase_seconds["score"],
+            t.execution_reward.total_seconds,
+        )
 
     def on_step_end(self, args, state, control, **kwargs):
         t = self.trainer
@@ -83,23 +87,26 @@ class PhaseTimer(BoundCallback):
         score_s = t.phase_seconds["score"] - score0
         gen_s = t.phase_seconds["generation"] - gen0
         reward_s = t.execution_reward.total_seconds - reward0
-        self.push({
-            "time/step_s": step_s,
-            "time/generation_s": gen_s,
-            "time/reward_s": reward_s,
-            "time/logprob_s": score_s - gen_s - reward_s,
-            "time/update_s": step_s - score_s,
-            "rollout/updates_per_rollout": updates_per_rollout(args),
-            "memory/max_allocated_gb": peak_memory_gb(),
-        })
+        self.push(
+            {
+                "time/step_s": step_s,
+                "time/generation_s": gen_s,
+                "time/reward_s": reward_s,
+                "time/logprob_s": score_s - gen_s - reward_s,
+                "time/update_s": step_s - score_s,
+                "rollout/updates_per_rollout": updates_per_rollout(args),
+                "memory/max_allocated_gb": peak_memory_gb(),
+            }
+        )
         self.push(t.execution_reward.shadow_metrics())
 
 
 class EvalCallback(BoundCallback):
     """Test pass@1 at the start, every `every` steps, and at the last step."""
 
-    def __init__(self, store: RunStore, problems: list[dict], evaluator, settings: EvalSettings,
-                 every: int, at_start: bool) -> None:
+    def __init__(
+        self, store: RunStore, problems: list[dict], evaluator, settings: EvalSettings, every: int, at_start: bool
+    ) -> None:
         self.store, self.problems, self.evaluator = store, problems, evaluator
         self.settings, self.every, self.at_start = settings, every, at_start
 
@@ -108,8 +115,9 @@ class EvalCallback(BoundCallback):
 
     def run(self, step: int) -> dict[str, float]:
         settings = EvalSettings(**{**self.settings.__dict__, "seed": self.settings.seed + step})
-        summaries, rows = evaluate(self.trainer.model, self.trainer.processing_class, self.problems,
-                                   self.evaluator, settings, step)
+        summaries, rows = evaluate(
+            self.trainer.model, self.trainer.processing_class, self.problems, self.evaluator, settings, step
+        )
         self.store.append("evals", summaries)
         self.store.append("eval_samples", rows)
         names = ["eval/pass@1", *[f"eval/pass@1_len{s['max_length']}" for s in summaries[1:]]]
@@ -154,9 +162,17 @@ class RunStoreCallback(BoundCallback):
         if record is None or rollout.decision is None:
             return []
         d = rollout.decision
-        return [{
-            "step": step, "id": record.ids[i], "completion": t.processing_class.decode(ids),
-            "reward": record.rewards[i], "verdict": record.verdicts[i], "length": len(ids),
-            "truncated": bool(d.truncated[i]), "masked": bool(d.masked[i]),
-            "advantage": float(rollout.advantages_after[i]),
-        } for i, ids in enumerate(rollout.completion_ids)]
+        return [
+            {
+                "step": step,
+                "id": record.ids[i],
+                "completion": t.processing_class.decode(ids),
+                "reward": record.rewards[i],
+                "verdict": record.verdicts[i],
+                "length": len(ids),
+                "truncated": bool(d.truncated[i]),
+                "masked": bool(d.masked[i]),
+                "advantage": float(rollout.advantages_after[i]),
+            }
+            for i, ids in enumerate(rollout.completion_ids)
+        ]

@@ -67,8 +67,14 @@ def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
 
 def prompt_dataset(problems: list[dict]) -> Dataset:
     """Columns TRL needs (prompt) plus what the reward reads (input_output, problem_id)."""
-    return Dataset.from_list([
-        {"prompt": prompt_messages(p), "input_output": p["input_output"], "problem_id": p["id"],
-         "difficulty": p.get("difficulty", "unknown")}
-        for p in problems
-    ])
+    return Dataset.from_list(
+        [
+            {
+                "prompt": prompt_messages(p),
+                "input_output": p["input_output"],
+                "problem_id": p["id"],
+                "difficulty": p.get("difficulty", "unknown"),
+            }
+            for p in problems
+        ]
+    )

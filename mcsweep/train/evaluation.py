@@ -43,16 +43,27 @@ def stop_ids(model, tokenizer) -> list[int]:
 
 
 def _generate(model, tokenizer, problems: Sequence[dict], s: EvalSettings, max_len: int) -> list[Sample]:
-    texts = [tokenizer.apply_chat_template(prompt_messages(p), tokenize=False, add_generation_prompt=True)
-             for p in problems]
+    texts = [
+        tokenizer.apply_chat_template(prompt_messages(p), tokenize=False, add_generation_prompt=True) for p in problems
+    ]
     enc = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left").to(model.device)
     stops = stop_ids(model, tokenizer)
-    out = model.generate(**enc, do_sample=True, temperature=s.temperature, top_p=1.0, top_k=0,
-                         max_new_tokens=max_len, num_return_sequences=s.samples,
-                         pad_token_id=tokenizer.pad_token_id, eos_token_id=stops)
-    completions = out[:, enc["input_ids"].shape[1]:].tolist()
-    return [Sample(problems[i // s.samples], i % s.samples, _cut_at_stop(c, stops, tokenizer.pad_token_id))
-            for i, c in enumerate(completions)]
+    out = model.generate(
+        **enc,
+        do_sample=True,
+        temperature=s.temperature,
+        top_p=1.0,
+        top_k=0,
+        max_new_tokens=max_len,
+        num_return_sequences=s.samples,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=stops,
+    )
+    completions = out[:, enc["input_ids"].shape[1] :].tolist()
+    return [
+        Sample(problems[i // s.samples], i % s.samples, _cut_at_stop(c, stops, tokenizer.pad_token_id))
+        for i, c in enumerate(completions)
+    ]
 
 
 def _cut_at_stop(ids: list[int], stops: list[int], pad: int) -> list[int]:
@@ -76,25 +87,44 @@ def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettin
     return samples
 
 
-def grade_samples(samples: Sequence[Sample], s: EvalSettings, tokenizer, evaluator: Evaluator,
-                  step: int, stops: Sequence[int]) -> list[dict]:
+def grade_samples(
+    samples: Sequence[Sample], s: EvalSettings, tokenizer, evaluator: Evaluator, step: int, stops: Sequence[int]
+) -> list[dict]:
     """One row per (length, sample) in the run store's eval_samples schema.
 
     A sample is cut at its first end token, so its prefix of `length` tokens is truncated exactly
     when that prefix does not end in one (the trainer's definition)."""
-    views = [(length, smp, smp.ids[:length], is_truncated(smp.ids[:length], stops))
-             for length in s.lengths for smp in samples]
-    requests = [GradeRequest(id=f"{n}", completion=tokenizer.decode(ids, skip_special_tokens=True),
-                             input_output=smp.problem["input_output"])
-                for n, (_, smp, ids, _) in enumerate(views)]
+    views = [
+        (length, smp, smp.ids[:length], is_truncated(smp.ids[:length], stops))
+        for length in s.lengths
+        for smp in samples
+    ]
+    requests = [
+        GradeRequest(
+            id=f"{n}",
+            completion=tokenizer.decode(ids, skip_special_tokens=True),
+            input_output=smp.problem["input_output"],
+        )
+        for n, (_, smp, ids, _) in enumerate(views)
+    ]
     results = evaluator.grade_many(requests)
-    return [{
-        "step": step, "max_length": length, "temperature": s.temperature,
-        "problem_id": smp.problem["id"], "difficulty": smp.problem.get("difficulty", "unknown"),
-        "format": "call" if "fn_name" in smp.problem["input_output"] else "stdin",
-        "sample": smp.index, "passed": bool(res.passed), "verdict": res.verdict,
-        "length": len(ids), "truncated": truncated, "ids": ids,
-    } for (length, smp, ids, truncated), res in zip(views, results, strict=True)]
+    return [
+        {
+            "step": step,
+            "max_length": length,
+            "temperature": s.temperature,
+            "problem_id": smp.problem["id"],
+            "difficulty": smp.problem.get("difficulty", "unknown"),
+            "format": "call" if "fn_name" in smp.problem["input_output"] else "stdin",
+            "sample": smp.index,
+            "passed": bool(res.passed),
+            "verdict": res.verdict,
+            "length": len(ids),
+            "truncated": truncated,
+            "ids": ids,
+        }
+        for (length, smp, ids, truncated), res in zip(views, results, strict=True)
+    ]
 
 
 def _pass_at_1(rows: Sequence[dict]) -> float:
@@ -108,8 +138,13 @@ def _pass_at_1(rows: Sequence[dict]) -> float:
 def summarize(rows: Sequence[dict], step: int, length: int, samples: int) -> dict:
     """One evals.jsonl row: pass@1 overall, by difficulty and by format, plus length and diversity."""
     rows = [r for r in rows if r["max_length"] == length]
-    out = {"step": step, "max_length": length, "n_problems": len({r["problem_id"] for r in rows}),
-           "k": samples, "pass@1": _pass_at_1(rows)}
+    out = {
+        "step": step,
+        "max_length": length,
+        "n_problems": len({r["problem_id"] for r in rows}),
+        "k": samples,
+        "pass@1": _pass_at_1(rows),
+    }
     for key, values in (("difficulty", ("easy", "medium", "hard")), ("format", ("stdin", "call"))):
         for v in values:
             out[f"pass@1/{v}"] = _pass_at_1([r for r in rows if r[key] == v])
@@ -122,8 +157,9 @@ def summarize(rows: Sequence[dict], step: int, length: int, samples: int) -> dic
     return out
 
 
-def evaluate(model, tokenizer, problems: Sequence[dict], evaluator: Evaluator, s: EvalSettings,
-             step: int) -> tuple[list[dict], list[dict]]:
+def evaluate(
+    model, tokenizer, problems: Sequence[dict], evaluator: Evaluator, s: EvalSettings, step: int
+) -> tuple[list[dict], list[dict]]:
     """(summary rows, one per length; sample rows) for the policy at `step`."""
     samples = sample_completions(model, tokenizer, problems, s)
     rows = grade_samples(samples, s, tokenizer, evaluator, step, stop_ids(model, tokenizer))

@@ -41,8 +41,10 @@ class ExecutionReward:
     def __call__(self, prompts, completions, input_output, problem_id, trainer_state=None, **_) -> list[float]:
         start = time.perf_counter()
         ids = [f"{pid}#{i}" for i, pid in enumerate(problem_id)]
-        requests = [GradeRequest(id=i, completion=completion_text(c), input_output=io)
-                    for i, c, io in zip(ids, completions, input_output, strict=True)]
+        requests = [
+            GradeRequest(id=i, completion=completion_text(c), input_output=io)
+            for i, c, io in zip(ids, completions, input_output, strict=True)
+        ]
         results = self.evaluator.grade_many(requests)
         rewards = [1.0 if r.passed else 0.0 for r in results]
         names = sorted({k for r in results for k in (r.shadow or {})})
@@ -60,6 +62,7 @@ class ExecutionReward:
         for name, passed in self.last.shadow.items():
             n = len(passed)
             out[f"reward/shadow_{name}"] = sum(passed) / n
-            out[f"reward/disagreement_{name}"] = sum(
-                p != (r > 0) for p, r in zip(passed, self.last.rewards, strict=True)) / n
+            out[f"reward/disagreement_{name}"] = (
+                sum(p != (r > 0) for p, r in zip(passed, self.last.rewards, strict=True)) / n
+            )
         return out

@@ -61,14 +61,28 @@ def run_card(cfg: RunConfig, run_id: str) -> dict:
     import trl
 
     return {
-        "run_id": run_id, "sweep": cfg.sweep_name, "axes": axis_options(cfg), "algo": cfg.algo.name,
-        "seed": cfg.seed, "world": "micro" if cfg.model.kind == "micro" else cfg.model.path,
-        "scale": cfg.scale, "status": "running", "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "versions": {"mcsweep": mcsweep.__version__, "trl": trl.__version__, "torch": torch.__version__,
-                     "transformers": transformers.__version__},
+        "run_id": run_id,
+        "sweep": cfg.sweep_name,
+        "axes": axis_options(cfg),
+        "algo": cfg.algo.name,
+        "seed": cfg.seed,
+        "world": "micro" if cfg.model.kind == "micro" else cfg.model.path,
+        "scale": cfg.scale,
+        "status": "running",
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "versions": {
+            "mcsweep": mcsweep.__version__,
+            "trl": trl.__version__,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        },
         "git_commit": _git_commit(),
-        "machine": {"host": platform.node(), "cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-                    "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None},
+        "machine": {
+            "host": platform.node(),
+            "cpus": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        },
     }
 
 
@@ -92,26 +106,46 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
     b, k, r = cfg.batch, cfg.kl_clip, cfg.rollout
     layout = batch_layout(b, int(os.environ.get("WORLD_SIZE", "1")), cfg.train.micro_batch)
     return GRPOConfig(
-        output_dir=str(store.path / "checkpoints"), max_steps=cfg.train.steps, seed=cfg.seed,
-        learning_rate=cfg.train.learning_rate, lr_scheduler_type="constant", warmup_steps=0,
+        output_dir=str(store.path / "checkpoints"),
+        max_steps=cfg.train.steps,
+        seed=cfg.seed,
+        learning_rate=cfg.train.learning_rate,
+        lr_scheduler_type="constant",
+        warmup_steps=0,
         per_device_train_batch_size=layout.per_device_train_batch_size,
         gradient_accumulation_steps=layout.gradient_accumulation_steps,
-        steps_per_generation=layout.steps_per_generation, num_generations=b.group_size, num_iterations=1,
-        max_completion_length=cfg.context.max_completion_length, temperature=temperature, top_p=1.0, top_k=0,
-        beta=k.beta, epsilon=k.epsilon, epsilon_high=k.epsilon_high, loss_type=cfg.algo.loss_type,
-        scale_rewards=cfg.algo.scale_rewards, mask_truncated_completions=False,
-        logging_steps=1, save_strategy="steps", save_steps=cfg.train.save_every,
+        steps_per_generation=layout.steps_per_generation,
+        num_generations=b.group_size,
+        num_iterations=1,
+        max_completion_length=cfg.context.max_completion_length,
+        temperature=temperature,
+        top_p=1.0,
+        top_k=0,
+        beta=k.beta,
+        epsilon=k.epsilon,
+        epsilon_high=k.epsilon_high,
+        loss_type=cfg.algo.loss_type,
+        scale_rewards=cfg.algo.scale_rewards,
+        mask_truncated_completions=False,
+        logging_steps=1,
+        save_strategy="steps",
+        save_steps=cfg.train.save_every,
         save_total_limit=cfg.train.keep_checkpoints,
         report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
-        bf16=torch.cuda.is_available(), use_cpu=not torch.cuda.is_available(),
+        bf16=torch.cuda.is_available(),
+        use_cpu=not torch.cuda.is_available(),
         activation_checkpointing=cfg.train.gradient_checkpointing,
-        dataloader_num_workers=0, log_completions=False, disable_tqdm=False,
+        dataloader_num_workers=0,
+        log_completions=False,
+        disable_tqdm=False,
         chat_template_kwargs=dict(cfg.model.chat_template_kwargs) or None,
-        use_vllm=r.backend == "vllm", vllm_mode=r.vllm_mode,
+        use_vllm=r.backend == "vllm",
+        vllm_mode=r.vllm_mode,
         vllm_gpu_memory_utilization=r.gpu_memory_utilization,
         vllm_server_host=os.environ.get("MCSWEEP_VLLM_HOST", r.server_host),
         vllm_max_model_length=max_model_len(cfg, PROMPT_TOKENS) if r.backend == "vllm" else None,
-        vllm_server_port=r.server_port, vllm_tensor_parallel_size=r.tensor_parallel_size,
+        vllm_server_port=r.server_port,
+        vllm_tensor_parallel_size=r.tensor_parallel_size,
     )
 
 
@@ -150,23 +184,33 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
 def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec):
     train = train_problems(cfg.data, world)
     reward = ExecutionReward(evaluator)
-    mask = MaskSettings(cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect,
-                        cfg.context.repeat_window, cfg.seed)
+    mask = MaskSettings(
+        cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect, cfg.context.repeat_window, cfg.seed
+    )
     trainer = MicroCoderGRPOTrainer(
-        model=model, reward_funcs=reward_funcs(cfg, reward), args=grpo_args(cfg, store, cfg.temperature.value),
-        train_dataset=prompt_dataset(train), processing_class=tokenizer, reward=reward, mask=mask,
+        model=model,
+        reward_funcs=reward_funcs(cfg, reward),
+        args=grpo_args(cfg, store, cfg.temperature.value),
+        train_dataset=prompt_dataset(train),
+        processing_class=tokenizer,
+        reward=reward,
+        mask=mask,
     )
     # The probe samples with the trainer's model, which is on the training device by now.
     schedule = schedule_from_config(cfg.temperature, pick_temperature(cfg, trainer.model, tokenizer, train, store))
     trainer.set_temperature(schedule.at(0))
-    settings = EvalSettings(cfg.train.eval_samples, cfg.train.eval_temperature,
-                            tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
-                            seed=cfg.seed)
+    settings = EvalSettings(
+        cfg.train.eval_samples,
+        cfg.train.eval_temperature,
+        tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
+        seed=cfg.seed,
+    )
     for callback in (
         cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),
         cb.PhaseTimer(),
-        cb.EvalCallback(store, test_problems(cfg.data, world), evaluator, settings,
-                        cfg.train.eval_every, cfg.train.eval_at_start),
+        cb.EvalCallback(
+            store, test_problems(cfg.data, world), evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start
+        ),
         cb.RunStoreCallback(store, cfg.train.completions_every),
     ):
         trainer.add_callback(callback.bind(trainer))
@@ -176,8 +220,13 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
 def make_evaluator(cfg: RunConfig, shadow: bool) -> Evaluator:
     """The sandboxed judge as the `evaluator` group sets it (shadow comparators only where logged)."""
     e = cfg.evaluator
-    return Evaluator(comparator=e.comparator, workers=e.workers, timeout_s=e.timeout_s, memory_mb=e.memory_mb,
-                     shadow_comparators=tuple(e.shadow) if shadow else ())
+    return Evaluator(
+        comparator=e.comparator,
+        workers=e.workers,
+        timeout_s=e.timeout_s,
+        memory_mb=e.memory_mb,
+        shadow_comparators=tuple(e.shadow) if shadow else (),
+    )
 
 
 def require_rollout_backend(cfg: RunConfig) -> None:
@@ -185,8 +234,10 @@ def require_rollout_backend(cfg: RunConfig) -> None:
     if cfg.rollout.backend != "vllm":
         return
     if importlib.util.find_spec("vllm") is None:
-        raise RuntimeError(f"rollout={cfg.rollout.name} needs vLLM, which is not installed; install the GPU "
-                           "extra (pip install -e '.[gpu]') or use rollout=hf")
+        raise RuntimeError(
+            f"rollout={cfg.rollout.name} needs vLLM, which is not installed; install the GPU "
+            "extra (pip install -e '.[gpu]') or use rollout=hf"
+        )
     if not torch.cuda.is_available():
         raise RuntimeError(f"rollout={cfg.rollout.name} needs a CUDA GPU; none is visible (use rollout=hf on CPU)")
 
@@ -197,8 +248,12 @@ def warn_if_too_big(cfg: RunConfig) -> None:
         return
     from mcsweep.gpu import check_fits, launch_strategy
 
-    est = check_fits(cfg, int(os.environ.get("WORLD_SIZE", "1")),
-                     torch.cuda.get_device_properties(0).total_memory / 2**30, strategy=launch_strategy())
+    est = check_fits(
+        cfg,
+        int(os.environ.get("WORLD_SIZE", "1")),
+        torch.cuda.get_device_properties(0).total_memory / 2**30,
+        strategy=launch_strategy(),
+    )
     log.info("memory estimate: %s", est.summary())
     if est.warning:
         log.warning("memory estimate: %s", est.warning)
@@ -224,8 +279,11 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     card = run_card(cfg, run_id)
     card["started"] = store.read_json("run_card.json").get("started", card["started"])  # kept across resumes
     store.update_card(**card)
-    wandb_run = (start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
-                 if main_process else None)
+    wandb_run = (
+        start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
+        if main_process
+        else None
+    )
     evaluator = make_evaluator(cfg, shadow=True)
     try:
         model, tokenizer = load_policy(cfg)
@@ -249,5 +307,9 @@ def final_summary(store: RunStore) -> dict:
     if not evals:
         return {"run_dir": str(store.path)}
     last = [r for r in evals if r["step"] == evals[-1]["step"]]
-    return {"step": last[0]["step"], "pass@1": last[0]["pass@1"], "pass@1_ext": last[-1]["pass@1"],
-            "run_dir": str(store.path)}
+    return {
+        "step": last[0]["step"],
+        "pass@1": last[0]["pass@1"],
+        "pass@1_ext": last[-1]["pass@1"],
+        "run_dir": str(store.path),
+    }

@@ -44,8 +44,9 @@ def load_checkpoint(cfg: RunConfig, path: Path, device):
     """A checkpoint's policy with the run's dtype and attention, on the device the base policy uses."""
     from transformers import AutoModelForCausalLM
 
-    return AutoModelForCausalLM.from_pretrained(path, dtype=getattr(torch, cfg.model.dtype),
-                                                attn_implementation=cfg.model.attn_implementation).to(device)
+    return AutoModelForCausalLM.from_pretrained(
+        path, dtype=getattr(torch, cfg.model.dtype), attn_implementation=cfg.model.attn_implementation
+    ).to(device)
 
 
 def _done(store: RunStore) -> set[tuple[int, float]]:
@@ -54,22 +55,23 @@ def _done(store: RunStore) -> set[tuple[int, float]]:
     return {(r["step"], r["temperature"]) for r in rows}
 
 
-def evaluate_at_temperatures(run_dir: Path, temperatures: list[float], steps: list[int] | None,
-                             samples: int | None = None) -> int:
+def evaluate_at_temperatures(
+    run_dir: Path, temperatures: list[float], steps: list[int] | None, samples: int | None = None
+) -> int:
     """Evaluate each (checkpoint, temperature) pair not yet done; returns how many were run."""
     store = RunStore(run_dir)
     cfg = validate_config(OmegaConf.load(run_dir / "config.yaml"))
     problems = test_problems(cfg.data, policy_spec(cfg).world)
     model, tokenizer = load_policy(cfg)
     model = model.to("cuda" if torch.cuda.is_available() else "cpu")
-    todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures
-            if (s, t) not in _done(store)]
+    todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures if (s, t) not in _done(store)]
     evaluator = make_evaluator(cfg, shadow=False)
     try:
         for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
             policy = model if path is None else load_checkpoint(cfg, path, model.device)
-            s = EvalSettings(samples or cfg.train.eval_samples, temp, (cfg.context.max_completion_length,),
-                             seed=cfg.seed + step)
+            s = EvalSettings(
+                samples or cfg.train.eval_samples, temp, (cfg.context.max_completion_length,), seed=cfg.seed + step
+            )
             drawn = sample_completions(policy, tokenizer, problems, s)
             rows = grade_samples(drawn, s, tokenizer, evaluator, step, stop_ids(policy, tokenizer))
             store.append("eval_samples", rows)

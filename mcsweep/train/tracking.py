@@ -40,7 +40,14 @@ def start_wandb(cfg: RunConfig, run_id: str, run_dir: Path, config_dict: dict, c
     os.environ["WANDB_MODE"] = mode
     flat = {f"axis/{k}": v for k, v in axis_options(cfg).items()} | {"algo": cfg.algo.name, "seed": cfg.seed}
     return wandb.init(
-        project=cfg.tracker.project, entity=cfg.tracker.entity, id=run_id, name=run_id, group=cfg.sweep_name,
-        dir=str(run_dir), mode=mode, resume="allow", config={**config_dict, **flat, "run_card": card},
+        project=cfg.tracker.project,
+        entity=cfg.tracker.entity,
+        id=run_id,
+        name=run_id,
+        group=cfg.sweep_name,
+        dir=str(run_dir),
+        mode=mode,
+        resume="allow",
+        config={**config_dict, **flat, "run_card": card},
         settings=wandb.Settings(silent=True, console="off"),
     )

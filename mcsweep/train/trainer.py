@@ -64,11 +64,18 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             self.generation_kwargs["temperature"] = value
         if getattr(self, "vllm_generation", None) is not None:
             self.vllm_generation.temperature = value
-        add_fused_lm_head(self.accelerator.unwrap_model(self.model), temperature=value,
-                          cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32, outputs=("log_probs", "entropy"))
+        add_fused_lm_head(
+            self.accelerator.unwrap_model(self.model),
+            temperature=value,
+            cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32,
+            outputs=("log_probs", "entropy"),
+        )
         if self.ref_model is not None:
-            add_fused_lm_head(self.accelerator.unwrap_model(self.ref_model), temperature=value,
-                              cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32)
+            add_fused_lm_head(
+                self.accelerator.unwrap_model(self.ref_model),
+                temperature=value,
+                cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32,
+            )
 
     def set_max_completion_length(self, value: int) -> None:
         """Context extension: longer responses from the next rollout on (HF and vLLM paths)."""
@@ -107,8 +114,14 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         s, record = self.mask_settings, self.execution_reward.last
         ids = self.rollout_log.completion_ids
         decision = truncation_mask.decide(
-            ids, record.verdicts, record.rewards, mode=s.mode, rho=s.rho, non_incorrect=s.non_incorrect,
-            repeat_window=s.repeat_window, stop_ids=[*self.eos_token_ids, self._tokenizer.pad_token_id],
+            ids,
+            record.verdicts,
+            record.rewards,
+            mode=s.mode,
+            rho=s.rho,
+            non_incorrect=s.non_incorrect,
+            repeat_window=s.repeat_window,
+            stop_ids=[*self.eos_token_ids, self._tokenizer.pad_token_id],
             draws=truncation_mask.mask_draws(s.seed, self.state.global_step, self.accelerator.process_index, len(ids)),
         )
         masked = truncation_mask.apply(advantages, decision)

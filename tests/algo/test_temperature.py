@@ -28,8 +28,11 @@ def test_fixed_and_diversity_need_their_values():
 
 
 def test_choose_lowest_candidate_reaching_target_else_most_diverse():
-    table = [{"temperature": 1.2, "diversity": 0.6}, {"temperature": 0.6, "diversity": 0.3},
-             {"temperature": 1.8, "diversity": 0.8}]
+    table = [
+        {"temperature": 1.2, "diversity": 0.6},
+        {"temperature": 0.6, "diversity": 0.3},
+        {"temperature": 1.8, "diversity": 0.8},
+    ]
     assert choose(table, 0.55) == 1.2
     assert choose(table, 0.9) == 1.8
 

@@ -14,8 +14,17 @@ STOP = [EOS, PAD]
 
 def _decide(ids, verdicts, rewards, mode, rho=0.3, draws=None, non_incorrect="no_answer", m=2):
     draws = np.zeros(len(ids)) if draws is None else np.asarray(draws)
-    return tm.decide(ids, verdicts, rewards, mode=mode, rho=rho, non_incorrect=non_incorrect,
-                     repeat_window=m, stop_ids=STOP, draws=draws)
+    return tm.decide(
+        ids,
+        verdicts,
+        rewards,
+        mode=mode,
+        rho=rho,
+        non_incorrect=non_incorrect,
+        repeat_window=m,
+        stop_ids=STOP,
+        draws=draws,
+    )
 
 
 # Four responses: finished correct, truncated with no answer, truncated and looping, truncated wrong answer.
@@ -30,13 +39,16 @@ def test_truncated_and_repeat_definitions():
     assert not tm.is_repeat([7, 8], 2)
 
 
-@pytest.mark.parametrize(("mode", "rho", "expected"), [
-    ("none", 0.3, [False, False, False, False]),
-    ("all", 0.3, [False, True, True, True]),
-    ("all_failed", 0.3, [False, True, True, True]),
-    ("conditional", 1.0, [False, True, False, False]),  # loop and wrong answer are never masked
-    ("conditional", 0.0, [False, False, False, False]),  # rho = 0 masks nothing
-])
+@pytest.mark.parametrize(
+    ("mode", "rho", "expected"),
+    [
+        ("none", 0.3, [False, False, False, False]),
+        ("all", 0.3, [False, True, True, True]),
+        ("all_failed", 0.3, [False, True, True, True]),
+        ("conditional", 1.0, [False, True, False, False]),  # loop and wrong answer are never masked
+        ("conditional", 0.0, [False, False, False, False]),  # rho = 0 masks nothing
+    ],
+)
 def test_modes(mode, rho, expected):
     assert _decide(IDS, VERDICTS, REWARDS, mode, rho).masked.tolist() == expected
 
@@ -56,10 +68,15 @@ def test_conditional_uses_the_draws_against_rho():
 def test_non_incorrect_definitions():
     ids = [[5, 6, 7, 9]] * 3
     verdicts = ["compile_error", "runtime_error", "wrong_answer"]
-    got = {name: _decide(ids, verdicts, [0.0] * 3, "conditional", 1.0, non_incorrect=name).masked.tolist()
-           for name in tm.NON_INCORRECT_VERDICTS}
-    assert got == {"no_answer": [False, False, False], "unparsable": [True, False, False],
-                   "not_wrong_answer": [True, True, False]}
+    got = {
+        name: _decide(ids, verdicts, [0.0] * 3, "conditional", 1.0, non_incorrect=name).masked.tolist()
+        for name in tm.NON_INCORRECT_VERDICTS
+    }
+    assert got == {
+        "no_answer": [False, False, False],
+        "unparsable": [True, False, False],
+        "not_wrong_answer": [True, True, False],
+    }
 
 
 def test_apply_zeroes_exactly_the_masked_advantages_and_group_stats():

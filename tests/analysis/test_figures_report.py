@@ -49,7 +49,8 @@ def test_table1_layout(paper_frame: pd.DataFrame) -> None:
 def test_report_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = sim.write_store(
         tmp_path / "runs",
-        sim.make_sweep("data", sim.PAPER["data"]) + sim.make_sweep("table1", sim.PAPER["table1"])
+        sim.make_sweep("data", sim.PAPER["data"])
+        + sim.make_sweep("table1", sim.PAPER["table1"])
         + sim.make_sweep("temperature_schedules", sim.PAPER["temperature_schedules"]),
     )
     (tmp_path / "notes.md").write_text("Runs of 40 rollouts, simulated.\n")

@@ -134,8 +134,12 @@ def test_check_all_on_the_simulated_store(paper_frame: pd.DataFrame, paper_sampl
 def test_conditional_mask_is_the_default_rho_arm_of_a_rate_sweep(tmp_path: Path) -> None:
     """mcsweep's masking sweep names its arms conditional_<rho>; M8's conditional mask is rho 0.3. SIMULATED."""
     paper = sim.PAPER["masking"]
-    arms = {"none": paper["none"], "conditional_0.1": paper["10%"], "conditional_0.3": paper["conditional"],
-            "all": paper["all"]}
+    arms = {
+        "none": paper["none"],
+        "conditional_0.1": paper["10%"],
+        "conditional_0.3": paper["conditional"],
+        "all": paper["all"],
+    }
     sim.write_store(tmp_path, sim.make_sweep("masking", arms))
     verdict = BY_ID["M8"].run(load(tmp_path))
     assert verdict.status == "holds", verdict

@@ -26,23 +26,26 @@ def test_default_config_is_valid():
     assert cfg.kl_clip.beta == 0.0 and cfg.kl_clip.epsilon_high == 0.28
 
 
-@pytest.mark.parametrize(("overrides", "key"), [
-    (["temperature.value=-1"], "temperature.value"),
-    (["masking.rho=1.5"], "masking.rho"),
-    (["masking.rho=-0.1"], "masking.rho"),
-    (["batch.mini_batch=16"], "batch.mini_batch"),
-    (["batch.mini_batch=3"], "batch.mini_batch"),
-    (["kl_clip.epsilon_high=0.1"], "kl_clip.epsilon_high"),
-    (["+temperature.colour=red"], "temperature.colour"),
-    (["train.steps=abc"], "train.steps"),
-    (["evaluator.comparator=fuzzy"], "evaluator.comparator"),
-    (["context.max_completion_length=512"], "context.eval_lengths"),
-    (["masking.non_incorrect=maybe"], "masking.non_incorrect"),
-    (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
-    (["temperature.stages=[[10,1.8]]"], "temperature.stages"),
-    (["temperature.candidates=[0.6,1.2]"], "temperature.candidates"),
-    (["+model.micro.sft_micro_batch=5"], "model.micro.sft_micro_batch"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [
+        (["temperature.value=-1"], "temperature.value"),
+        (["masking.rho=1.5"], "masking.rho"),
+        (["masking.rho=-0.1"], "masking.rho"),
+        (["batch.mini_batch=16"], "batch.mini_batch"),
+        (["batch.mini_batch=3"], "batch.mini_batch"),
+        (["kl_clip.epsilon_high=0.1"], "kl_clip.epsilon_high"),
+        (["+temperature.colour=red"], "temperature.colour"),
+        (["train.steps=abc"], "train.steps"),
+        (["evaluator.comparator=fuzzy"], "evaluator.comparator"),
+        (["context.max_completion_length=512"], "context.eval_lengths"),
+        (["masking.non_incorrect=maybe"], "masking.non_incorrect"),
+        (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
+        (["temperature.stages=[[10,1.8]]"], "temperature.stages"),
+        (["temperature.candidates=[0.6,1.2]"], "temperature.candidates"),
+        (["+model.micro.sft_micro_batch=5"], "model.micro.sft_micro_batch"),
+    ],
+)
 def test_bad_values_name_the_key(overrides, key):
     with pytest.raises(ConfigError, match="^" + re.escape(key) + ":"):
         validate_config(_compose(overrides))
@@ -57,8 +60,22 @@ def test_algo_presets_compose_axes_and_cli_overrides_win():
     assert mixed.masking.mode == "all" and mixed.kl_clip.beta == 0.04
 
 
-@pytest.mark.parametrize("group", ["evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip",
-                                   "algo", "model", "rollout", "tracker"])
+@pytest.mark.parametrize(
+    "group",
+    [
+        "evaluator",
+        "temperature",
+        "data",
+        "context",
+        "masking",
+        "batch",
+        "kl_clip",
+        "algo",
+        "model",
+        "rollout",
+        "tracker",
+    ],
+)
 def test_every_option_of_every_group_validates(group):
     options = sorted(p.stem for p in (Path(CONF) / group).glob("*.yaml"))
     assert options, f"group {group} has no options"

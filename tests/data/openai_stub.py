@@ -31,10 +31,11 @@ class StubServer:
                     time.sleep(step[1])
                 text = step[-1]
                 message = {"role": "assistant", "content": text}
-                choices = [{"index": i, "finish_reason": "stop", "message": message}
-                           for i in range(body.get("n", 1))]
-                return self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
-                                        "model": body["model"], "choices": choices})
+                choices = [{"index": i, "finish_reason": "stop", "message": message} for i in range(body.get("n", 1))]
+                return self._send(
+                    200,
+                    {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"], "choices": choices},
+                )
 
             def _send(self, code: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()

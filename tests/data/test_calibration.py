@@ -22,8 +22,7 @@ from mcsweep.data.calibration import (
 
 def test_measured_bins() -> None:
     cuts = BinCuts(easy_min=0.75, hard_max=0.25)
-    assert [measured_bin(r, cuts) for r in (1.0, 0.75, 0.5, 0.25, 0.0)] == [
-        "easy", "easy", "medium", "hard", "hard"]
+    assert [measured_bin(r, cuts) for r in (1.0, 0.75, 0.5, 0.25, 0.0)] == ["easy", "easy", "medium", "hard", "hard"]
 
 
 def test_thresholds_match_the_measured_split() -> None:
@@ -82,8 +81,7 @@ def test_mix_sizes_are_the_largest_feasible(easy: int, medium: int, hard: int) -
 
 
 def test_select_mix_keeps_the_hardest_within_a_bin() -> None:
-    labels = {"e1": "easy", "e2": "easy", "e3": "easy", "m1": "medium", "h1": "hard", "h2": "hard",
-              "h3": "hard"}
+    labels = {"e1": "easy", "e2": "easy", "e3": "easy", "m1": "medium", "h1": "hard", "h2": "hard", "h3": "hard"}
     scores = {"e1": 1.0, "e2": 2.0, "e3": 1.5, "m1": 5.0, "h1": 8.0, "h2": 9.0, "h3": 8.5}
     chosen, sizes = select_mix(labels, scores, MixTarget())
     assert sizes == {"easy": 1, "medium": 1, "hard": 3} and chosen == ["e2", "m1", "h2", "h3", "h1"]

@@ -6,9 +6,11 @@ from mcsweep.data.decontam import DecontamConfig, decontaminate
 from mcsweep.data.dedup import DedupConfig, dedup
 from mcsweep.data.schema import Problem, make_io
 
-STORY = ("Alice has a row of n boxes, the i-th holding a_i coins. In one move she may take all coins from "
-         "two adjacent boxes and put them into a new box between them. Find the largest number of coins "
-         "any single box can hold after at most k moves, and print it modulo 998244353.")
+STORY = (
+    "Alice has a row of n boxes, the i-th holding a_i coins. In one move she may take all coins from "
+    "two adjacent boxes and put them into a new box between them. Find the largest number of coins "
+    "any single box can hold after at most k moves, and print it modulo 998244353."
+)
 BOILER = "The first line contains an integer n. The second line contains n integers."
 
 
@@ -17,9 +19,12 @@ def _p(pid: str, text: str, out: str = "1\n") -> Problem:
 
 
 def test_exact_near_and_distinct() -> None:
-    problems = [_p("a", STORY), _p("b", STORY.upper()),  # same words after normalisation, same tests
-                _p("c", STORY.replace("Alice", "Bob"), "2\n"),
-                _p("d", "Given a string s, count its palindromic substrings and print the count.")]
+    problems = [
+        _p("a", STORY),
+        _p("b", STORY.upper()),  # same words after normalisation, same tests
+        _p("c", STORY.replace("Alice", "Bob"), "2\n"),
+        _p("d", "Given a string s, count its palindromic substrings and print the count."),
+    ]
     kept, drops = dedup(problems, DedupConfig(threshold=0.7))
     assert [p.id for p in kept] == ["a", "d"]
     assert [(d.id, d.reason) for d in drops] == [("b", "exact_duplicate"), ("c", "near_duplicate")]

@@ -35,8 +35,9 @@ def test_rubric_config_and_weighting() -> None:
 def test_features() -> None:
     f = statement_features(r"Given $1 \le n \le 2 \cdot 10^5$ numbers, sort them, then print the median.")
     assert f["constraint_exp"] == 5 and f["constraints"] == 2 and f["operations"] == 2
-    nested = code_features("import heapq\nfor i in range(3):\n    for j in range(i):\n        if i and j:\n"
-                           "            print(i)\n")
+    nested = code_features(
+        "import heapq\nfor i in range(3):\n    for j in range(i):\n        if i and j:\n            print(i)\n"
+    )
     flat = code_features("print(1)\n")
     assert nested["loop_depth"] == 2 and nested["algo_imports"] == 1 and nested["cyclomatic"] == 5
     assert nested["halstead"] > flat["halstead"] and code_features("def (:")["halstead"] == 0

@@ -13,10 +13,8 @@ from mcsweep.data.difficulty import DEFAULT_RUBRIC, LLMJudgeScorer, score_proble
 from mcsweep.data.judge_client import ChatClient, ClientConfig, JudgeError
 from mcsweep.data.schema import Problem, make_io
 
-GOOD = json.dumps({"reading": 2, "knowledge": 3, "algorithmic_thinking": 7, "implementation": 6,
-                   "edge_cases": 4})
-PROBLEM = Problem(id="p", question="Sort the numbers.", input_output=make_io(["1\n"], ["1\n"]),
-                  reference="print(1)\n")
+GOOD = json.dumps({"reading": 2, "knowledge": 3, "algorithmic_thinking": 7, "implementation": 6, "edge_cases": 4})
+PROBLEM = Problem(id="p", question="Sort the numbers.", input_output=make_io(["1\n"], ["1\n"]), reference="print(1)\n")
 
 
 @pytest.fixture
@@ -26,8 +24,13 @@ def stub() -> Iterator[StubServer]:
 
 
 def _client(stub: StubServer, **kw: float) -> ChatClient:
-    cfg = ClientConfig(base_url=stub.base_url, model="judge", timeout_s=kw.get("timeout_s", 2.0),
-                       max_retries=int(kw.get("max_retries", 3)), backoff_s=0.01)
+    cfg = ClientConfig(
+        base_url=stub.base_url,
+        model="judge",
+        timeout_s=kw.get("timeout_s", 2.0),
+        max_retries=int(kw.get("max_retries", 3)),
+        backoff_s=0.01,
+    )
     return ChatClient(cfg)
 
 

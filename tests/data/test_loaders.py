@@ -34,10 +34,14 @@ from mcsweep.data.schema import SchemaError
 
 @pytest.fixture
 def lcb_root(tmp_path: Path) -> Path:
-    files = {"test.jsonl": [lcb_row("abc301_a", "2023-05-13")],
-             "test2.jsonl": [lcb_row("abc350_b", "2024-04-20")],
-             "test3.jsonl": [], "test4.jsonl": [], "test5.jsonl": [lcb_row("3311", "2024-12-01", call=True)],
-             "test6.jsonl": [lcb_row("abc390_c", "2025-02-01"), lcb_row("abc395_d", "2025-04-05")]}
+    files = {
+        "test.jsonl": [lcb_row("abc301_a", "2023-05-13")],
+        "test2.jsonl": [lcb_row("abc350_b", "2024-04-20")],
+        "test3.jsonl": [],
+        "test4.jsonl": [],
+        "test5.jsonl": [lcb_row("3311", "2024-12-01", call=True)],
+        "test6.jsonl": [lcb_row("abc390_c", "2025-02-01"), lcb_row("abc395_d", "2025-04-05")],
+    }
     return write_lcb(tmp_path / "code_generation_lite", files)
 
 

@@ -32,8 +32,12 @@ def test_openai_policy_pass_rates_through_the_evaluator() -> None:
 def test_collect_keeps_provenance_and_drops_duplicate_ids(tmp_path: Path) -> None:
     row = Problem(id="x", question="q", input_output=make_io(["1"], ["1"])).to_dict()
     (tmp_path / "a.jsonl").write_text(json.dumps(row) + "\n")
-    kept, drops, report = collect([{"kind": "file", "path": str(tmp_path / "a.jsonl"), "name": "first"},
-                                   {"kind": "file", "path": str(tmp_path / "a.jsonl")}])
+    kept, drops, report = collect(
+        [
+            {"kind": "file", "path": str(tmp_path / "a.jsonl"), "name": "first"},
+            {"kind": "file", "path": str(tmp_path / "a.jsonl")},
+        ]
+    )
     assert [p.meta["provenance"]["source"] for p in kept] == ["first"]
     assert [(d.id, d.reason) for d in drops] == [("x", "duplicate_id")]
     assert report["per_source"] == {"first": 1, "file:a.jsonl": 1}

@@ -23,22 +23,34 @@ HERE = Path(__file__).parent
 
 
 def _config(tmp_path: Path, out: str = "out") -> Path:
-    fillers = [{"id": f"filler-{i}", "question": f"Given a list of integers, count the values equal to {i}. "
-                f"{POOL_IO}", "input_output": json.dumps({"inputs": ["1\n1\n"], "outputs": ["1\n"]})}
-               for i in range(30)]  # shared template text is boilerplate, not contamination
+    fillers = [
+        {
+            "id": f"filler-{i}",
+            "question": f"Given a list of integers, count the values equal to {i}. {POOL_IO}",
+            "input_output": json.dumps({"inputs": ["1\n1\n"], "outputs": ["1\n"]}),
+        }
+        for i in range(30)
+    ]  # shared template text is boilerplate, not contamination
     tests = [*fillers, _pool_problem(900, (0, 1, 2)) | {"id": "test-copy"}]
     (tmp_path / "tests.jsonl").write_text("".join(json.dumps(r) + "\n" for r in tests))
     (tmp_path / "extra.jsonl").write_text(json.dumps(_pool_problem(900, (0, 1, 2)) | {"id": "leak"}) + "\n")
     cfg = {
-        "name": "fixture-hard", "out_dir": str(tmp_path / out), "seed": 0,
-        "collect": {"sources": [{"kind": "callable", "target": "datafix:make_pool", "kwargs": {"n": 90}},
-                                {"kind": "file", "path": str(tmp_path / "extra.jsonl")}]},
-        "process": {"min_tests": 5,
-                    "validate": {"evaluator": {"workers": 2, "timeout_s": 2.0, "run_all": True}}},
-        "filter": {"test_sets": [{"kind": "file", "path": str(tmp_path / "tests.jsonl")}],
-                   "decontam": {"n": 13, "min_shared": 3},
-                   "difficulty": {"calibration_sample": 60, "heldout_frac": 0.3},
-                   "pass_rates": {"kind": "callable", "target": "datafix:chain_rate_provider"}},
+        "name": "fixture-hard",
+        "out_dir": str(tmp_path / out),
+        "seed": 0,
+        "collect": {
+            "sources": [
+                {"kind": "callable", "target": "datafix:make_pool", "kwargs": {"n": 90}},
+                {"kind": "file", "path": str(tmp_path / "extra.jsonl")},
+            ]
+        },
+        "process": {"min_tests": 5, "validate": {"evaluator": {"workers": 2, "timeout_s": 2.0, "run_all": True}}},
+        "filter": {
+            "test_sets": [{"kind": "file", "path": str(tmp_path / "tests.jsonl")}],
+            "decontam": {"n": 13, "min_shared": 3},
+            "difficulty": {"calibration_sample": 60, "heldout_frac": 0.3},
+            "pass_rates": {"kind": "callable", "target": "datafix:chain_rate_provider"},
+        },
         "verify": {"sample": 5},
     }
     path = tmp_path / "pipeline.yaml"
@@ -79,8 +91,11 @@ def test_stage_counts_chain_and_every_drop_has_a_reason(built: tuple[PipelineCon
         assert len(drops) == rec.n_in - rec.n_out == sum(rec.drops.values())
         assert all(d["reason"] for d in drops)
     assert records["process"].drops.get("near_duplicate", 0) > 0
-    contaminated = [json.loads(x)["id"] for x in (out / "filter" / "drops.jsonl").read_text().splitlines()
-                    if json.loads(x)["reason"] == "contaminated"]
+    contaminated = [
+        json.loads(x)["id"]
+        for x in (out / "filter" / "drops.jsonl").read_text().splitlines()
+        if json.loads(x)["reason"] == "contaminated"
+    ]
     assert "leak" in contaminated and len(contaminated) < 5  # "leak" copies the test problem
     assert "mix_quota_easy" in records["filter"].drops
 
@@ -94,8 +109,14 @@ def test_final_mix_and_datasheet(built: tuple[PipelineConfig, dict[str, Any]]) -
     assert sum(p.difficulty == "easy" for p in final) < 0.25 * n
     assert sum(p.difficulty == "hard" for p in final) > 0.5 * n
     sheet = (out / "datasheet.md").read_text()
-    for section in ("## Counts per stage", "## Difficulty histogram", "## Calibration", "## Decontamination",
-                    "## Deduplication", "## Sources"):
+    for section in (
+        "## Counts per stage",
+        "## Difficulty histogram",
+        "## Calibration",
+        "## Decontamination",
+        "## Deduplication",
+        "## Sources",
+    ):
         assert section in sheet
     calib = records["filter"].report["difficulty"]["calibration"]
     assert calib["heldout"]["spearman"] > 0.5  # chain length drives both the score and the pass rate

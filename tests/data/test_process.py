@@ -19,8 +19,13 @@ INS, OUTS = ["1 2\n", "3 4\n", "5 5\n", "0 0\n"], ["3\n", "7\n", "10\n", "0\n"]
 
 
 def _p(pid: str, ref: str, outs: list[str] = OUTS, extra: list[str] | None = None, text: str = "") -> Problem:
-    return Problem(id=pid, question=text or f"Problem {pid}: read two integers and print their sum, please.",
-                   input_output=make_io(INS, outs), reference=ref, meta={"references": extra or []})
+    return Problem(
+        id=pid,
+        question=text or f"Problem {pid}: read two integers and print their sum, please.",
+        input_output=make_io(INS, outs),
+        reference=ref,
+        meta={"references": extra or []},
+    )
 
 
 @pytest.fixture(params=[True, False], ids=["run_all", "stop_early"])
@@ -37,10 +42,18 @@ def test_validation_keeps_repairs_and_drops(evaluator: Evaluator) -> None:
         _p("bad-ref", SUB, extra=[ADD, ADD]),  # primary reference wrong, two good ones
         _p("all-fail", SUB, ["9\n", "9\n", "9\n", "9\n"]),
         _p("no-ref", ""),
-        Problem(id="call", question="Return the sum of nums plus k, for the given list nums and integer k.",
-                input_output=make_io(["[1, 2]\n3", "[4]\n1"], ["6", "5"], "total"), reference=CALL),
-        Problem(id="not-json", question="Return the sum of nums plus k, as a JSON value this time.",
-                input_output=make_io(["[1, 2]\n3"], ["six"], "total"), reference=CALL),
+        Problem(
+            id="call",
+            question="Return the sum of nums plus k, for the given list nums and integer k.",
+            input_output=make_io(["[1, 2]\n3", "[4]\n1"], ["6", "5"], "total"),
+            reference=CALL,
+        ),
+        Problem(
+            id="not-json",
+            question="Return the sum of nums plus k, as a JSON value this time.",
+            input_output=make_io(["[1, 2]\n3"], ["six"], "total"),
+            reference=CALL,
+        ),
     ]
     kept, drops, report = process(problems, ProcessConfig(min_tests=4), evaluator)
     by_id = {p.id: p for p in kept}
@@ -56,8 +69,12 @@ def test_validation_keeps_repairs_and_drops(evaluator: Evaluator) -> None:
 
 
 def test_normalise_cleans_text_and_reports_bad_tests() -> None:
-    messy = Problem(id="m", question="  Sum\r\n\r\n\r\n\r\nof  ｎ\u00a0numbers  \n",
-                    input_output=make_io(["1"], ["1"]), difficulty="Hard")
+    messy = Problem(
+        id="m",
+        question="  Sum\r\n\r\n\r\n\r\nof  ｎ\u00a0numbers  \n",
+        input_output=make_io(["1"], ["1"]),
+        difficulty="Hard",
+    )
     clean = normalise(messy)
     assert isinstance(clean, Problem) and clean.question == "Sum\n\nof  n numbers"
     assert clean.difficulty == "hard"

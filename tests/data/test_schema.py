@@ -19,8 +19,13 @@ from mcsweep.data.schema import (
 
 
 def _problem(pid: str = "p1") -> Problem:
-    return Problem(id=pid, question="Add.", input_output=make_io(["[1]"], ["1"], "solve"),
-                   platform="leetcode", meta={"chain": [["sum", None]]})
+    return Problem(
+        id=pid,
+        question="Add.",
+        input_output=make_io(["[1]"], ["1"], "solve"),
+        platform="leetcode",
+        meta={"chain": [["sum", None]]},
+    )
 
 
 def test_jsonl_and_parquet_round_trip(tmp_path: Path) -> None:

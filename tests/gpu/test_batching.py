@@ -11,17 +11,23 @@ from mcsweep.gpu.batching import batch_layout
 PAPER = BatchConfig(train_batch=64, mini_batch=16, group_size=8)  # 512 sequences a rollout, 128 an update
 
 
-@pytest.mark.parametrize(("world", "micro", "expected"), [
-    (1, None, (128, 1, 4)),   # today's single-process layout: a whole update in one forward
-    (1, 4, (4, 32, 128)),
-    (8, None, (16, 1, 4)),
-    (8, 2, (2, 8, 32)),
-    (4, 1, (1, 32, 128)),
-])
+@pytest.mark.parametrize(
+    ("world", "micro", "expected"),
+    [
+        (1, None, (128, 1, 4)),  # today's single-process layout: a whole update in one forward
+        (1, 4, (4, 32, 128)),
+        (8, None, (16, 1, 4)),
+        (8, 2, (2, 8, 32)),
+        (4, 1, (1, 32, 128)),
+    ],
+)
 def test_layouts_by_hand(world, micro, expected):
     layout = batch_layout(PAPER, world, micro)
-    assert (layout.per_device_train_batch_size, layout.gradient_accumulation_steps,
-            layout.steps_per_generation) == expected
+    assert (
+        layout.per_device_train_batch_size,
+        layout.gradient_accumulation_steps,
+        layout.steps_per_generation,
+    ) == expected
     assert layout.updates_per_rollout == 4  # 64 / 16 prompts, whatever the split
     # sequences per update and per rollout stay the study's
     assert layout.per_device_train_batch_size * world * layout.gradient_accumulation_steps == 128
@@ -30,10 +36,15 @@ def test_layouts_by_hand(world, micro, expected):
 
 def test_trl_agrees_on_one_process():
     layout = batch_layout(PAPER, 1, 8)
-    args = GRPOConfig(output_dir="unused", per_device_train_batch_size=layout.per_device_train_batch_size,
-                      gradient_accumulation_steps=layout.gradient_accumulation_steps,
-                      steps_per_generation=layout.steps_per_generation, num_generations=8, use_cpu=True,
-                      report_to=[])
+    args = GRPOConfig(
+        output_dir="unused",
+        per_device_train_batch_size=layout.per_device_train_batch_size,
+        gradient_accumulation_steps=layout.gradient_accumulation_steps,
+        steps_per_generation=layout.steps_per_generation,
+        num_generations=8,
+        use_cpu=True,
+        report_to=[],
+    )
     assert args.generation_batch_size == 64 * 8
 
 

@@ -47,15 +47,30 @@ def test_refuses_without_a_gpu():
 
 def test_report_arithmetic():
     dc = load_script()
-    step = {"time/step_s": 4.0, "time/generation_s": 2.0, "time/reward_s": 0.5, "time/update_s": 1.0,
-            "completions/mean_length": 100.0}
+    step = {
+        "time/step_s": 4.0,
+        "time/generation_s": 2.0,
+        "time/reward_s": 0.5,
+        "time/update_s": 1.0,
+        "completions/mean_length": 100.0,
+    }
     warmup = {**step, "time/step_s": 60.0, "time/generation_s": 50.0}
-    result = {"rollout": "hf", "wall_s": 70.0, "steps": [warmup, step, step], "completions_per_step": 64,
-              "memory": {"gpu_peak_allocated_gib": 10.0}, "n_params": 1_409_000_000, "estimate_gib": 12.0,
-              "estimate": "..."}
+    result = {
+        "rollout": "hf",
+        "wall_s": 70.0,
+        "steps": [warmup, step, step],
+        "completions_per_step": 64,
+        "memory": {"gpu_peak_allocated_gib": 10.0},
+        "n_params": 1_409_000_000,
+        "estimate_gib": 12.0,
+        "estimate": "...",
+    }
     mean = dc.summarise(result)
     assert mean["tokens_per_s"] == 100 * 64 / 2.0  # the warm-up step is left out
-    faster = {**result, "rollout": "vllm_colocate",
-              "steps": [warmup, {**step, "time/generation_s": 0.5, "time/step_s": 2.5}]}
+    faster = {
+        **result,
+        "rollout": "vllm_colocate",
+        "steps": [warmup, {**step, "time/generation_s": 0.5, "time/step_s": 2.5}],
+    }
     text = dc.report([faster, result])
     assert "generation: 12800 tokens/s" in text and "vllm_colocate / hf: generation tokens/s x4.00" in text

@@ -20,8 +20,14 @@ from mcsweep.gpu.layout import ServerLayout, serve_command, train_command
 ROOT = Path(__file__).resolve().parents[2]
 SBATCH = ROOT / "scripts" / "gpu" / "grpo_vllm_server.sbatch"
 # Paper scale without its micro-batch and activation checkpointing: a whole update in one forward.
-SMALL = ["scale=paper", "model=qwen3_1.7b", "context=short", "batch=mid", "train.micro_batch=null",
-         "train.gradient_checkpointing=false"]
+SMALL = [
+    "scale=paper",
+    "model=qwen3_1.7b",
+    "context=short",
+    "batch=mid",
+    "train.micro_batch=null",
+    "train.gradient_checkpointing=false",
+]
 # Fits 80 GiB trainer GPUs: 32 sequences an update, 2048 tokens each.
 FITS = [*SMALL, "batch.train_batch=8", "batch.mini_batch=4", "context.max_completion_length=1024"]
 
@@ -49,10 +55,14 @@ def test_several_nodes_give_the_last_to_vllm():
     assert '--machine_rank "$SLURM_PROCID" --main_process_ip "$MAIN_IP"' in train
 
 
-@pytest.mark.parametrize(("kw", "message"), [
-    ({"vllm_gpus": 8}, "vllm_gpus"), ({"vllm_gpus": 3, "tensor_parallel": 2}, "tensor_parallel"),
-    ({"strategy": "zero9"}, "conf/accelerate/zero9.yaml"),
-])
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"vllm_gpus": 8}, "vllm_gpus"),
+        ({"vllm_gpus": 3, "tensor_parallel": 2}, "tensor_parallel"),
+        ({"strategy": "zero9"}, "conf/accelerate/zero9.yaml"),
+    ],
+)
 def test_bad_layouts_are_named(kw, message):
     with pytest.raises(ValueError, match=message):
         ServerLayout(**kw)
@@ -99,11 +109,16 @@ def run_sbatch(tmp_path: Path, nodes: int, env: dict[str, str], overrides: list[
     _stub(bin_dir, "scontrol", "for i in $(seq 1 $SLURM_NNODES); do echo gpu-node$i; done")
     # srun: drop its options, run the command as task 0 of the step
     _stub(bin_dir, "srun", f'{record}\nwhile [ "$1" != bash ]; do shift; done\nSLURM_PROCID=0 exec "$@"')
-    full_env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "SLURM_NNODES": str(nodes),
-                "SLURM_JOB_NODELIST": "gpu-node[1-3]", "SLURM_SUBMIT_DIR": str(ROOT), "PYTHON": sys.executable,
-                **env}
-    proc = subprocess.run(["bash", str(SBATCH), *overrides], env=full_env, capture_output=True, text=True,
-                          timeout=300)
+    full_env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "SLURM_NNODES": str(nodes),
+        "SLURM_JOB_NODELIST": "gpu-node[1-3]",
+        "SLURM_SUBMIT_DIR": str(ROOT),
+        "PYTHON": sys.executable,
+        **env,
+    }
+    proc = subprocess.run(["bash", str(SBATCH), *overrides], env=full_env, capture_output=True, text=True, timeout=300)
     return proc.returncode, proc.stdout + proc.stderr, log.read_text() if log.exists() else ""
 
 
@@ -130,10 +145,13 @@ def test_sbatch_three_nodes(tmp_path):
     assert "--machine_rank 0 --main_process_ip gpu-node1" in train
 
 
-@pytest.mark.parametrize(("env", "overrides", "message"), [
-    ({}, SMALL, "does not fit"),  # an update's 128 sequences of 5120 tokens over 4 GPUs, 32 each
-    ({"VLLM_GPUS": "2"}, FITS, "5 sequences x 6 GPU(s) must divide the 32 sequences"),
-])
+@pytest.mark.parametrize(
+    ("env", "overrides", "message"),
+    [
+        ({}, SMALL, "does not fit"),  # an update's 128 sequences of 5120 tokens over 4 GPUs, 32 each
+        ({"VLLM_GPUS": "2"}, FITS, "5 sequences x 6 GPU(s) must divide the 32 sequences"),
+    ],
+)
 def test_sbatch_stops_before_launch(tmp_path, env, overrides, message):
     rc, out, calls = run_sbatch(tmp_path, 1, env, overrides)
     assert rc == 1

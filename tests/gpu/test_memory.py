@@ -37,7 +37,10 @@ def run_config(**kw) -> RunConfig:
         model=ModelConfig(name="qwen3_1.7b", kind="hf", path="Qwen/Qwen3-1.7B", dtype="bfloat16"),
         context=ContextConfig(max_completion_length=3072, eval_lengths=[3072], repeat_window=128),
         batch=BatchConfig(train_batch=64, mini_batch=16, group_size=8),
-        rollout=kw.pop("rollout", RolloutConfig()), kl_clip=kw.pop("kl_clip", KLClipConfig()), **kw)
+        rollout=kw.pop("rollout", RolloutConfig()),
+        kl_clip=kw.pop("kl_clip", KLClipConfig()),
+        **kw,
+    )
 
 
 def test_published_parameter_counts():
@@ -50,16 +53,32 @@ def test_published_parameter_counts():
 
 @pytest.mark.parametrize("tied", [True, False])
 def test_parameter_formula_matches_transformers(tied):
-    config = Qwen3Config(vocab_size=97, hidden_size=48, intermediate_size=80, num_hidden_layers=3,
-                         num_attention_heads=4, num_key_value_heads=2, head_dim=16, tie_word_embeddings=tied)
+    config = Qwen3Config(
+        vocab_size=97,
+        hidden_size=48,
+        intermediate_size=80,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        tie_word_embeddings=tied,
+    )
     model = Qwen3ForCausalLM(config)
     real = sum(p.numel() for p in model.parameters())
     assert shape_from_config_json(config.to_dict()).n_params == real
 
 
 def test_shape_from_a_local_folder(tmp_path):
-    config = {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 6144, "num_hidden_layers": 28,
-              "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128, "tie_word_embeddings": True}
+    config = {
+        "vocab_size": 151936,
+        "hidden_size": 2048,
+        "intermediate_size": 6144,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "tie_word_embeddings": True,
+    }
     (tmp_path / "config.json").write_text(json.dumps(config))
     cfg = RunConfig(model=ModelConfig(name="local", kind="hf", path=str(tmp_path), dtype="bfloat16"))
     assert model_shape(cfg) == KNOWN_SHAPES["Qwen/Qwen3-1.7B"]
@@ -110,8 +129,13 @@ def test_gradient_checkpointing_keeps_layer_inputs_only():
 
 @pytest.mark.parametrize(("strategy", "weights_div", "states_div"), [("zero2", 1, 8), ("zero3", 8, 8), ("fsdp", 8, 8)])
 def test_sharding(strategy, weights_div, states_div):
-    e = check_fits(run_config(kl_clip=KLClipConfig(beta=0.04, epsilon=0.2, epsilon_high=0.2)), 8, 80,
-                   strategy=strategy, micro_batch=1)
+    e = check_fits(
+        run_config(kl_clip=KLClipConfig(beta=0.04, epsilon=0.2, epsilon_high=0.2)),
+        8,
+        80,
+        strategy=strategy,
+        micro_batch=1,
+    )
     assert e.parts["weights"] == 2 * P_1_7B // weights_div
     assert e.parts["reference"] == 2 * P_1_7B // weights_div
     assert e.parts["gradients"] == 2 * P_1_7B // states_div
@@ -155,11 +179,14 @@ def test_shape_kv_bytes():
     assert shape.kv_bytes_per_token() == 2 * 2 * 2 * 16 * 2
 
 
-@pytest.mark.parametrize(("env", "strategy"), [
-    ({}, "none"),
-    ({"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_DEEPSPEED_ZERO_STAGE": "2"}, "zero2"),
-    ({"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_DEEPSPEED_ZERO_STAGE": "3"}, "zero3"),
-    ({"ACCELERATE_USE_FSDP": "true"}, "fsdp"),
-])
+@pytest.mark.parametrize(
+    ("env", "strategy"),
+    [
+        ({}, "none"),
+        ({"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_DEEPSPEED_ZERO_STAGE": "2"}, "zero2"),
+        ({"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_DEEPSPEED_ZERO_STAGE": "3"}, "zero3"),
+        ({"ACCELERATE_USE_FSDP": "true"}, "fsdp"),
+    ],
+)
 def test_launch_strategy_from_accelerate_variables(env, strategy):
     assert launch_strategy(env) == strategy

@@ -65,20 +65,35 @@ def wait_for_state(slurm: Path) -> Callable[..., None]:
 APP_DIR = Path(__file__).resolve().parent / "app"
 
 
-def _run_app(runs_root: Path, *overrides: str, background: bool = False, timeout_s: float = 120,
-             sweeper: str = "mcsweep"):
+def _run_app(
+    runs_root: Path, *overrides: str, background: bool = False, timeout_s: float = 120, sweeper: str = "mcsweep"
+):
     """Run the tiny Hydra app as a multirun (`-m`), with the repo's conf/ on Hydra's search path.
 
     With the validating sweeper, points are checked by the tiny app's own validator."""
     validator = ["hydra.sweeper.validator=tiny_schema.validate"] if sweeper == "mcsweep" else []
-    cmd = [sys.executable, "app.py", "-m", f"hydra.searchpath=[file://{REPO}/conf]",
-           f"runs_root={runs_root}", *validator, *overrides]
+    cmd = [
+        sys.executable,
+        "app.py",
+        "-m",
+        f"hydra.searchpath=[file://{REPO}/conf]",
+        f"runs_root={runs_root}",
+        *validator,
+        *overrides,
+    ]
     path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env = {**os.environ, "PYTHONPATH": path}
     if background:
         # Its own session, so a test can interrupt the driver with all its workers.
-        return subprocess.Popen(cmd, cwd=APP_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True)
+        return subprocess.Popen(
+            cmd,
+            cwd=APP_DIR,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
     return subprocess.run(cmd, cwd=APP_DIR, env=env, capture_output=True, text=True, timeout=timeout_s)
 
 

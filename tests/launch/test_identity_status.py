@@ -36,15 +36,25 @@ def test_id_is_stable_short_hex_and_ignores_key_order() -> None:
     assert run_id(OmegaConf.create(dict(reversed(BASE.items())))) == rid
 
 
-@pytest.mark.parametrize("change", [{"masking__rho": 0.2}, {"seed": 1}, {"temperature__value": 1.8},
-                                    {"sweep_name": "seeds"}, {"new_knob": 1}])
+@pytest.mark.parametrize(
+    "change",
+    [{"masking__rho": 0.2}, {"seed": 1}, {"temperature__value": 1.8}, {"sweep_name": "seeds"}, {"new_knob": 1}],
+)
 def test_training_knobs_and_sweep_change_the_id(change: dict) -> None:
     assert _id(**change) != _id()
 
 
-@pytest.mark.parametrize("change", [{"launcher__name": "submitit_slurm"}, {"tracker__mode": "online"},
-                                    {"runs_root": "/scratch/runs"}, {"hydra__sweep__dir": "x"},
-                                    {"dry_run": True}, {"logging__level": "DEBUG"}])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"launcher__name": "submitit_slurm"},
+        {"tracker__mode": "online"},
+        {"runs_root": "/scratch/runs"},
+        {"hydra__sweep__dir": "x"},
+        {"dry_run": True},
+        {"logging__level": "DEBUG"},
+    ],
+)
 def test_launch_and_logging_keys_keep_the_id(change: dict) -> None:
     assert _id(**change) == _id()
 
@@ -83,12 +93,15 @@ def _card(folder: Path, status: str, checkpoint: bool = False) -> Path:
     return folder
 
 
-@pytest.mark.parametrize(("status", "checkpoint", "expected"), [
-    ("finished", False, RunStatus.DONE),
-    ("running", True, RunStatus.PARTIAL),
-    ("failed", True, RunStatus.PARTIAL),
-    ("failed", False, RunStatus.NEW),
-])
+@pytest.mark.parametrize(
+    ("status", "checkpoint", "expected"),
+    [
+        ("finished", False, RunStatus.DONE),
+        ("running", True, RunStatus.PARTIAL),
+        ("failed", True, RunStatus.PARTIAL),
+        ("failed", False, RunStatus.NEW),
+    ],
+)
 def test_status_from_run_card(tmp_path: Path, status: str, checkpoint: bool, expected: RunStatus) -> None:
     assert run_status(_card(tmp_path / "r", status, checkpoint)) is expected
 

@@ -92,8 +92,9 @@ def test_hparams_search_presets_name_real_keys_and_give_valid_runs(name: str) ->
 
 def _mcsweep(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "MCSWEEP_RUNS": str(tmp_path)}
-    return subprocess.run([sys.executable, "-m", "mcsweep", "-m", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "mcsweep", "-m", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_bad_point_of_a_real_sweep_names_the_key_and_launches_nothing(tmp_path: Path) -> None:

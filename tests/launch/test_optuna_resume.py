@@ -54,8 +54,11 @@ def test_interrupted_search_resumes_to_its_total(tmp_path: Path, tiny_app) -> No
     resumed = _search(tiny_app, tmp_path)
     out = resumed.stdout + resumed.stderr
     assert resumed.returncode == 0, out
-    assert re.search(rf"resuming study '{STUDY}': {done} trials finished, 1 interrupted "
-                     rf"\(marked failed\), {4 - done} to go", out), out
+    assert re.search(
+        rf"resuming study '{STUDY}': {done} trials finished, 1 interrupted "
+        rf"\(marked failed\), {4 - done} to go",
+        out,
+    ), out
     after = _states(storage)
     assert after.count(TrialState.COMPLETE) == 4 and after.count(TrialState.FAIL) == 1
     assert TrialState.RUNNING not in after

@@ -49,11 +49,15 @@ def _executor(folder: Path) -> submitit.AutoExecutor:
 def test_shim_answers_submitits_query(slurm: Path, wait_for_state) -> None:
     array = subprocess.run(
         ["sbatch", "--parsable", "--array=0-1", "--output=/dev/null", "--wrap", "true"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     long = subprocess.run(
         ["sbatch", "--parsable", "--output=/dev/null", "--wrap", "sleep 300"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     wait_for_state(long, "RUNNING")
     subprocess.run(["scancel", long], check=True)
@@ -70,7 +74,9 @@ def test_completion_log_remembers_jobs_slurmctld_forgot(slurm: Path) -> None:
     """After MinJobAge, slurmctld drops a job; the jobcomp/filetxt log still has its final state."""
     job = subprocess.run(
         ["sbatch", "--parsable", "--output=/dev/null", "--wrap", "exit 3"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     shim = _load_shim()
     deadline = time.monotonic() + 30
@@ -80,8 +86,7 @@ def test_completion_log_remembers_jobs_slurmctld_forgot(slurm: Path) -> None:
 
 
 @pytest.mark.timeout(180)
-def test_cancelled_submitit_job_fails_promptly_and_others_return(slurm: Path, tmp_path: Path,
-                                                                  wait_for_state) -> None:
+def test_cancelled_submitit_job_fails_promptly_and_others_return(slurm: Path, tmp_path: Path, wait_for_state) -> None:
     executor = _executor(tmp_path)
     doomed = executor.submit(double_after, 0, 300)
     wait_for_state(doomed.job_id, "RUNNING")

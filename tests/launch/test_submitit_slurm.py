@@ -19,8 +19,9 @@ def _running_task(job_name: str, task: int | None, timeout_s: float = 60) -> str
     """The SLURM id of the job (`<array>_<task>` for a task of an array) once it runs."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        rows = subprocess.run(["squeue", "-h", "-n", job_name, "-o", "%i %T"],
-                              capture_output=True, text=True, check=True).stdout.split("\n")
+        rows = subprocess.run(
+            ["squeue", "-h", "-n", job_name, "-o", "%i %T"], capture_output=True, text=True, check=True
+        ).stdout.split("\n")
         for job_id, state in (r.split() for r in rows if r.strip()):
             if (task is None or job_id.endswith(f"_{task}")) and state == "RUNNING":
                 return job_id
@@ -31,8 +32,15 @@ def _running_task(job_name: str, task: int | None, timeout_s: float = 60) -> str
 @pytest.mark.timeout(240)
 def test_cancelled_point_fails_clearly_and_the_others_return(slurm: Path, tmp_path: Path, tiny_app) -> None:
     sweep = f"slurm_{uuid.uuid4().hex[:6]}"
-    proc = tiny_app(tmp_path, "launcher=submitit_slurm_cpu", f"sweep_name={sweep}", "x=1,2,3",
-                    "slow_x=2", "slow_s=300", background=True)
+    proc = tiny_app(
+        tmp_path,
+        "launcher=submitit_slurm_cpu",
+        f"sweep_name={sweep}",
+        "x=1,2,3",
+        "slow_x=2",
+        "slow_s=300",
+        background=True,
+    )
     try:
         doomed = _running_task(f"mcsweep-{sweep}", task=1)
         tic = time.monotonic()
@@ -59,8 +67,9 @@ def _job_field(job_id: str, field: str) -> str:
 def test_preempted_point_is_requeued_and_resumes(slurm: Path, tmp_path: Path, tiny_app) -> None:
     """SLURM's preemption signal makes submitit checkpoint the point and requeue the same job."""
     sweep = f"requeue_{uuid.uuid4().hex[:6]}"
-    proc = tiny_app(tmp_path, "launcher=submitit_slurm_cpu", f"sweep_name={sweep}", "x=1", "slow_x=1",
-                    "slow_s=300", background=True)
+    proc = tiny_app(
+        tmp_path, "launcher=submitit_slurm_cpu", f"sweep_name={sweep}", "x=1", "slow_x=1", "slow_s=300", background=True
+    )
     try:
         job = _running_task(f"mcsweep-{sweep}", task=None)
         deadline = time.monotonic() + 60

@@ -69,13 +69,17 @@ def test_local_launcher_runs_points_in_parallel_and_rerun_launches_nothing(tmp_p
 
 
 @pytest.mark.parametrize("launcher", ["local", "submitit_local"])
-def test_failed_point_is_named_others_finish_and_status_follows_run_store(tmp_path: Path, tiny_app,
-                                                                         launcher: str) -> None:
+def test_failed_point_is_named_others_finish_and_status_follows_run_store(
+    tmp_path: Path, tiny_app, launcher: str
+) -> None:
     out = tiny_app(tmp_path, f"launcher={launcher}", "x=1,2", "fail_x=2")
     text = out.stdout + out.stderr
     assert out.returncode != 0
-    assert re.search(r"1 of 2 launched points failed.*\n  point #1 \[x=2\] run [0-9a-f]{12}: "
-                     r"ValueError: task failed on purpose for x=2", text), text
+    assert re.search(
+        r"1 of 2 launched points failed.*\n  point #1 \[x=2\] run [0-9a-f]{12}: "
+        r"ValueError: task failed on purpose for x=2",
+        text,
+    ), text
     assert sorted(_results(tmp_path)) == [1]
 
     plan = _plan(tiny_app, tmp_path, f"launcher={launcher}", "x=1,2", "fail_x=2")

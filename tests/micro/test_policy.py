@@ -13,8 +13,9 @@ from mcsweep.micro.policy import PolicySpec, init_model, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.micro.world import problem_set, prompt_messages
 
-TINY = PolicySpec(sft_steps=4, sft_batch=8, hidden_size=32, intermediate_size=64, num_layers=1, num_heads=2,
-                  num_kv_heads=1)
+TINY = PolicySpec(
+    sft_steps=4, sft_batch=8, hidden_size=32, intermediate_size=64, num_layers=1, num_heads=2, num_kv_heads=1
+)
 
 
 def test_build_is_cached_and_keyed_by_settings():
@@ -33,8 +34,9 @@ def test_loads_through_auto_classes_with_chat_template_and_eos():
     model = AutoModelForCausalLM.from_pretrained(path)
     assert model.config.model_type == "qwen3"
     assert tok.eos_token == "<|im_end|>" and tok.pad_token == "<|endoftext|>"
-    text = tok.apply_chat_template(prompt_messages(problem_set("test", WorldSpec(), 1)[0]), tokenize=False,
-                                   add_generation_prompt=True)
+    text = tok.apply_chat_template(
+        prompt_messages(problem_set("test", WorldSpec(), 1)[0]), tokenize=False, add_generation_prompt=True
+    )
     assert text.startswith("<|im_start|>user\n") and text.endswith("<|im_start|>assistant\n")
     ids = tok(text, return_tensors="pt")
     with torch.no_grad():
@@ -48,7 +50,6 @@ def test_same_settings_give_the_same_initial_weights():
     assert all(torch.equal(p, q) for p, q in zip(first.parameters(), second.parameters(), strict=True))
     other = init_model(dataclasses.replace(TINY, seed=1), tok)
     assert not all(torch.equal(p, q) for p, q in zip(first.parameters(), other.parameters(), strict=True))
-
 
 
 def test_build_uses_every_core_and_restores_the_run_threads(tmp_path, monkeypatch):

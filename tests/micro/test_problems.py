@@ -20,8 +20,9 @@ def test_same_seed_same_problems_and_other_seed_differs():
 
 
 def test_splits_are_disjoint_by_construction():
-    sigs = {name: {p["meta"]["signature"] for p in problem_set(name, SPEC, 300)}
-            for name in ("sft", "easy", "hard", "test")}
+    sigs = {
+        name: {p["meta"]["signature"] for p in problem_set(name, SPEC, 300)} for name in ("sft", "easy", "hard", "test")
+    }
     assert not sigs["test"] & (sigs["sft"] | sigs["easy"] | sigs["hard"])
     assert not sigs["sft"] & (sigs["easy"] | sigs["hard"])
     held = held_out_pairs(SPEC)
@@ -45,6 +46,7 @@ def test_hard_set_is_harder_than_easy_set():
     def mean_ops(name):
         probs = problem_set(name, SPEC, 200)
         return sum(len(p["meta"]["chain"]) for p in probs) / len(probs)
+
     assert mean_ops("hard") > mean_ops("easy") + 0.5
     assert len(OPS) == 25
 
@@ -60,8 +62,9 @@ def _run_reference(p: dict) -> bool:
             if json.loads(got) != json.loads(out):
                 return False
         else:
-            got = subprocess.run([sys.executable, "-c", p["reference"]], input=inp, capture_output=True,
-                                 text=True, timeout=10).stdout
+            got = subprocess.run(
+                [sys.executable, "-c", p["reference"]], input=inp, capture_output=True, text=True, timeout=10
+            ).stdout
             if got.strip() != out.strip():
                 return False
     return True

@@ -11,8 +11,14 @@ from hydra import compose, initialize_config_dir
 from mcsweep.config.validate import validate_config
 
 CONF = str(Path(__file__).resolve().parents[2] / "conf")
-TINY = ["model=micro_tiny", "tracker=none", "launcher.torch_threads=1", "data.n_test=4",
-        "train.eval_samples=2", "data.n_train=32"]
+TINY = [
+    "model=micro_tiny",
+    "tracker=none",
+    "launcher.torch_threads=1",
+    "data.n_test=4",
+    "train.eval_samples=2",
+    "data.n_train=32",
+]
 
 
 def compose_run(tmp_path: Path, overrides: list[str]):

@@ -7,9 +7,17 @@ import pytest
 from mcsweep.train.run import train
 from mcsweep.train.run_store import RunStore
 
-SHORT = ["train.steps=4", "train.eval_at_start=false", "train.eval_every=100", "batch.train_batch=4",
-         "batch.mini_batch=2", "batch.group_size=4", "context.max_completion_length=24",
-         "context.eval_lengths=[24]", "context.repeat_window=4"]
+SHORT = [
+    "train.steps=4",
+    "train.eval_at_start=false",
+    "train.eval_every=100",
+    "batch.train_batch=4",
+    "batch.mini_batch=2",
+    "batch.group_size=4",
+    "context.max_completion_length=24",
+    "context.eval_lengths=[24]",
+    "context.repeat_window=4",
+]
 
 
 def _metrics(tiny_run, overrides):

@@ -12,15 +12,32 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[2]
-ARGS = ["model=micro_tiny", "tracker=wandb", "launcher.torch_threads=1", "data.n_test=4", "train.eval_samples=2",
-        "data.n_train=32", "train.steps=20", "train.save_every=2", "train.eval_every=10",
-        "context.max_completion_length=24", "context.eval_lengths=[24,32]", "context.repeat_window=4"]
+ARGS = [
+    "model=micro_tiny",
+    "tracker=wandb",
+    "launcher.torch_threads=1",
+    "data.n_test=4",
+    "train.eval_samples=2",
+    "data.n_train=32",
+    "train.steps=20",
+    "train.save_every=2",
+    "train.eval_every=10",
+    "context.max_completion_length=24",
+    "context.eval_lengths=[24,32]",
+    "context.repeat_window=4",
+]
 
 
 def _launch(runs: Path) -> subprocess.Popen:
     env = {**os.environ, "WANDB_MODE": "offline"}
-    return subprocess.Popen([sys.executable, "-m", "mcsweep", *ARGS, f"runs_root={runs}"], cwd=REPO, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "mcsweep", *ARGS, f"runs_root={runs}"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
 
 
 def _wait_for(pattern: str, runs: Path, proc: subprocess.Popen, limit_s: float = 600) -> Path:

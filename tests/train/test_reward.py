@@ -24,8 +24,12 @@ def test_reward_grades_the_last_fenced_block(evaluator):
     unclosed = f"Plan:\n```python\n{problem['reference']}"
     messages = [[{"role": "assistant", "content": text}] for text in (good, bad_last, unclosed, "no code at all")]
     reward = ExecutionReward(evaluator)
-    got = reward(prompts=[None] * 4, completions=messages, input_output=[problem["input_output"]] * 4,
-                 problem_id=[problem["id"]] * 4)
+    got = reward(
+        prompts=[None] * 4,
+        completions=messages,
+        input_output=[problem["input_output"]] * 4,
+        problem_id=[problem["id"]] * 4,
+    )
     assert got == [1.0, 0.0, 0.0, 0.0]
     assert reward.last.verdicts[0] == "accepted" and reward.last.verdicts[2:] == ["no_code", "no_code"]
     assert reward.last.shadow == {"livecodebench": [True, False, False, False]}
@@ -35,6 +39,10 @@ def test_reward_grades_the_last_fenced_block(evaluator):
 def test_crashing_solution_scores_zero_as_runtime_error(evaluator):
     problem = problem_set("test", WorldSpec(), 1)[0]
     reward = ExecutionReward(evaluator)
-    got = reward(prompts=[None], completions=["```python\nraise SystemExit(3)\n```"],
-                 input_output=[problem["input_output"]], problem_id=[problem["id"]])
+    got = reward(
+        prompts=[None],
+        completions=["```python\nraise SystemExit(3)\n```"],
+        input_output=[problem["input_output"]],
+        problem_id=[problem["id"]],
+    )
     assert got == [0.0] and reward.last.verdicts == ["runtime_error"]

@@ -15,8 +15,16 @@ def test_two_step_run_writes_a_complete_run_folder(tiny_run):
     summary = train(cfg, raw)
     store = RunStore(summary["run_dir"])
     names = {p.name for p in store.path.iterdir()}
-    assert {"config.yaml", "run_card.json", "metrics.jsonl", "evals.jsonl", "eval_samples.jsonl",
-            "completions.jsonl", "checkpoints", "wandb"} <= names
+    assert {
+        "config.yaml",
+        "run_card.json",
+        "metrics.jsonl",
+        "evals.jsonl",
+        "eval_samples.jsonl",
+        "completions.jsonl",
+        "checkpoints",
+        "wandb",
+    } <= names
     card = json.loads((store.path / "run_card.json").read_text())
     assert card["status"] == "finished" and card["seed"] == 0
     assert set(card["versions"]) == {"mcsweep", "trl", "torch", "transformers"}
@@ -24,9 +32,21 @@ def test_two_step_run_writes_a_complete_run_folder(tiny_run):
 
     metrics = pd.read_json(store.path / "metrics.jsonl", lines=True)
     assert metrics["step"].tolist() == [0, 1, 2]
-    for col in ("reward", "completions/mean_length", "completions/clipped_ratio", "entropy",
-                "diversity/group_4gram", "mask/masked_frac", "temperature", "time/generation_s",
-                "time/reward_s", "time/update_s", "clip_ratio/high_mean", "eval/pass@1", "eval/pass@1_ext"):
+    for col in (
+        "reward",
+        "completions/mean_length",
+        "completions/clipped_ratio",
+        "entropy",
+        "diversity/group_4gram",
+        "mask/masked_frac",
+        "temperature",
+        "time/generation_s",
+        "time/reward_s",
+        "time/update_s",
+        "clip_ratio/high_mean",
+        "eval/pass@1",
+        "eval/pass@1_ext",
+    ):
         assert col in metrics.columns, col
     evals = store.read("evals")
     assert sorted(evals["max_length"].unique()) == [160, 256] and evals["step"].tolist() == [0, 0, 2, 2]
@@ -46,8 +66,17 @@ def test_finished_run_is_not_rerun(tiny_run):
 def test_temperature_eval_over_checkpoints_resumes(tiny_run):
     from mcsweep.train.temperature_eval import evaluate_at_temperatures
 
-    cfg, raw = tiny_run(["train.steps=2", "train.eval_every=100", "train.eval_at_start=false", "train.save_every=1",
-                         "context.max_completion_length=16", "context.eval_lengths=[16]", "context.repeat_window=4"])
+    cfg, raw = tiny_run(
+        [
+            "train.steps=2",
+            "train.eval_every=100",
+            "train.eval_at_start=false",
+            "train.save_every=1",
+            "context.max_completion_length=16",
+            "context.eval_lengths=[16]",
+            "context.repeat_window=4",
+        ]
+    )
     run_dir = RunStore(train(cfg, raw)["run_dir"]).path
     assert evaluate_at_temperatures(run_dir, [0.5, 2.0], steps=[0, 2], samples=2) == 4
     assert evaluate_at_temperatures(run_dir, [0.5, 2.0], steps=[0, 2], samples=2) == 0

@@ -34,16 +34,29 @@ class ScriptedReward(ExecutionReward):
 
 
 def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None):
-    cfg, _ = tiny_run(["batch.train_batch=2", "batch.mini_batch=2", f"batch.group_size={G}",
-                       "context.max_completion_length=24", "context.eval_lengths=[24]", "context.repeat_window=4"])
+    cfg, _ = tiny_run(
+        [
+            "batch.train_batch=2",
+            "batch.mini_batch=2",
+            f"batch.group_size={G}",
+            "context.max_completion_length=24",
+            "context.eval_lengths=[24]",
+            "context.repeat_window=4",
+        ]
+    )
     model, tokenizer = load_policy(cfg)
     args = grpo_args(cfg, RunStore(tmp_path / "run").create(), 1.0)
     args.report_to, args.generation_kwargs = [], generation_kwargs
     reward = ScriptedReward(evaluator=None)
     trainer = MicroCoderGRPOTrainer(
-        model=model, reward_funcs=[reward], args=args, processing_class=tokenizer, reward=reward,
+        model=model,
+        reward_funcs=[reward],
+        args=args,
+        processing_class=tokenizer,
+        reward=reward,
         train_dataset=prompt_dataset(train_problems(cfg.data, policy_spec(cfg).world)),
-        mask=MaskSettings(mode, rho, "no_answer", 4, seed=7))
+        mask=MaskSettings(mode, rho, "no_answer", 4, seed=7),
+    )
     return trainer, tokenizer
 
 
@@ -58,8 +71,9 @@ def _rollout(trainer):
     return trainer._generate_and_score_completions(rows)
 
 
-@pytest.mark.parametrize(("mode", "rho"), [("none", 0.3), ("all", 0.3), ("all_failed", 0.3),
-                                           ("conditional", 1.0), ("conditional", 0.0)])
+@pytest.mark.parametrize(
+    ("mode", "rho"), [("none", 0.3), ("all", 0.3), ("all_failed", 0.3), ("conditional", 1.0), ("conditional", 0.0)]
+)
 def test_masked_advantages_equal_the_hand_computation(tiny_run, tmp_path, mode, rho):
     trainer, tokenizer = _trainer(tiny_run, tmp_path, mode, rho)
     out = _rollout(trainer)
@@ -82,8 +96,9 @@ def test_masked_advantages_equal_the_hand_computation(tiny_run, tmp_path, mode, 
 
 def test_truncated_loops_escape_the_conditional_mask(tiny_run, tmp_path):
     """A dominant token makes every response loop; looping truncations are never masked."""
-    probe = AutoTokenizer.from_pretrained(str(__import__("mcsweep.micro.policy", fromlist=["x"]).policy_path(
-        policy_spec(tiny_run()[0]))))
+    probe = AutoTokenizer.from_pretrained(
+        str(__import__("mcsweep.micro.policy", fromlist=["x"]).policy_path(policy_spec(tiny_run()[0])))
+    )
     token = probe.convert_tokens_to_ids("a")
     trainer, _ = _trainer(tiny_run, tmp_path, "conditional", 1.0, {"sequence_bias": {(token,): 50.0}})
     out = _rollout(trainer)
@@ -94,10 +109,22 @@ def test_truncated_loops_escape_the_conditional_mask(tiny_run, tmp_path):
 
 
 def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run, tmp_path):
-    cfg, _ = tiny_run(["temperature=staged_0.6_1.8", "temperature.value=0.7", "temperature.stages=[[1,2.0]]",
-                         "train.steps=2", "train.eval_at_start=false", "train.eval_every=100",
-                         "batch.train_batch=2", "batch.mini_batch=2", f"batch.group_size={G}",
-                         "context.max_completion_length=24", "context.eval_lengths=[24]", "context.repeat_window=4"])
+    cfg, _ = tiny_run(
+        [
+            "temperature=staged_0.6_1.8",
+            "temperature.value=0.7",
+            "temperature.stages=[[1,2.0]]",
+            "train.steps=2",
+            "train.eval_at_start=false",
+            "train.eval_every=100",
+            "batch.train_batch=2",
+            "batch.mini_batch=2",
+            f"batch.group_size={G}",
+            "context.max_completion_length=24",
+            "context.eval_lengths=[24]",
+            "context.repeat_window=4",
+        ]
+    )
     model, tokenizer = load_policy(cfg)
     evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
     store = RunStore(tmp_path / "run").create()
@@ -114,14 +141,25 @@ def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run
     with torch.no_grad():
         logits = trainer.model(input_ids=ids, attention_mask=mask).logits[:, :-1] / 2.0
     manual = torch.log_softmax(logits, -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
-    assert torch.allclose(logps, manual[:, -logps.shape[1]:], atol=1e-4)
+    assert torch.allclose(logps, manual[:, -logps.shape[1] :], atol=1e-4)
 
 
 def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
-    cfg, _ = tiny_run(["context.max_completion_length=16", "context.eval_lengths=[16,32]", "context.extend_to=32",
-                       "context.extend_at_step=2", "context.repeat_window=4", "train.steps=3",
-                       "train.eval_at_start=false", "train.eval_every=100", "batch.train_batch=2",
-                       "batch.mini_batch=2", f"batch.group_size={G}"])
+    cfg, _ = tiny_run(
+        [
+            "context.max_completion_length=16",
+            "context.eval_lengths=[16,32]",
+            "context.extend_to=32",
+            "context.extend_at_step=2",
+            "context.repeat_window=4",
+            "train.steps=3",
+            "train.eval_at_start=false",
+            "train.eval_every=100",
+            "batch.train_batch=2",
+            "batch.mini_batch=2",
+            f"batch.group_size={G}",
+        ]
+    )
     model, tokenizer = load_policy(cfg)
     evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
     store = RunStore(tmp_path / "run").create()

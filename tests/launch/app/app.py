@@ -33,8 +33,13 @@ def main(cfg: DictConfig) -> int:
         raise ValueError(f"task failed on purpose for x={cfg.x}")
     # Only a first attempt is slow: a resumed run continues from its checkpoint.
     time.sleep(cfg.slow_s if cfg.slow_x == cfg.x and attempt == 1 else cfg.sleep_s)
-    result = {"x": cfg.x, "start": start, "end": time.time(), "omp": os.environ.get("OMP_NUM_THREADS"),
-              "attempt": attempt}
+    result = {
+        "x": cfg.x,
+        "start": start,
+        "end": time.time(),
+        "omp": os.environ.get("OMP_NUM_THREADS"),
+        "attempt": attempt,
+    }
     (folder / "result.json").write_text(json.dumps(result))
     _card(folder, "finished")
     return 2 * cfg.x
