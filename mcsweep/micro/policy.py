@@ -184,7 +184,7 @@ def sft_trainer(spec: PolicySpec, examples: list[dict], tokenizer, model, out: P
         seed=spec.seed,
         bf16=False,
         use_cpu=True,
-        activation_checkpointing=False,
+        gradient_checkpointing=False,
         dataloader_num_workers=0,
         max_length=spec.max_positions,
         train_sampling_strategy="sequential",

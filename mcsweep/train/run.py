@@ -134,7 +134,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
         bf16=torch.cuda.is_available(),
         use_cpu=not torch.cuda.is_available(),
-        activation_checkpointing=cfg.train.gradient_checkpointing,
+        gradient_checkpointing=cfg.train.gradient_checkpointing,
         dataloader_num_workers=0,
         log_completions=False,
         disable_tqdm=False,
