@@ -1,1 +1,1 @@
-"""The labelled accuracy corpus (``labelled.jsonl``) and the script that builds it (``build.py``)."""
+"""The labelled accuracy corpus, ``labelled.jsonl`` (package data), built from ``evaluator_corpus/`` in the repo."""

@@ -1,0 +1,4 @@
+# returns None
+class Solution:
+    def FN_NAME(self, *args):
+        return None

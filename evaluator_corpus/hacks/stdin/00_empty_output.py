@@ -1,0 +1,2 @@
+# empty output
+pass

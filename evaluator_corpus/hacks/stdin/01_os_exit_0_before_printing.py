@@ -1,0 +1,3 @@
+# os._exit(0) before printing
+import os
+os._exit(0)

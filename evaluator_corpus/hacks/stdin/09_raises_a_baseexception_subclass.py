@@ -1,0 +1,3 @@
+# raises a BaseException subclass
+class Stop(BaseException): pass
+raise Stop()

@@ -1,0 +1,4 @@
+#
+class Solution:
+    def average(self, nums: List[int]):
+        return sum(nums) / len(nums)

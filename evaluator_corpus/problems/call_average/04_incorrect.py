@@ -1,0 +1,4 @@
+# floor
+class Solution:
+    def average(self, nums: List[int]):
+        return sum(nums) // len(nums)

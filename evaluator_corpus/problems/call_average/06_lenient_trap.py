@@ -1,0 +1,4 @@
+# string number
+class Solution:
+    def average(self, nums: List[int]):
+        return str(sum(nums) / len(nums))

@@ -1,0 +1,4 @@
+# ZeroDivisionError
+class Solution:
+    def average(self, nums: List[int]):
+        return sum(nums) / 0

@@ -1,0 +1,5 @@
+# a set where order is irrelevant
+class Solution:
+    def findDuplicates(self, nums: List[int]):
+        c = Counter(nums)
+        return {x for x in c if c[x] > 1}

@@ -1,0 +1,5 @@
+# a string
+class Solution:
+    def findDuplicates(self, nums: List[int]):
+        c = Counter(nums)
+        return str(sorted(x for x in c if c[x] > 1))

@@ -1,0 +1,7 @@
+# prints while defining
+class Solution:
+    def findDuplicates(self, nums: List[int]):
+        c = Counter(nums)
+        return  [x for x in c if c[x] > 1]
+
+print('debug output is ignored')

@@ -1,0 +1,4 @@
+#
+class Solution:
+    def grid(self, n: int):
+        return [[i, j] for i in range(n) for j in range(n)]

@@ -1,0 +1,4 @@
+# itertools tuples
+class Solution:
+    def grid(self, n: int):
+        return list(product(range(n), repeat=2))

@@ -1,0 +1,4 @@
+# triangle
+class Solution:
+    def grid(self, n: int):
+        return [[i, j] for i in range(n) for j in range(i + 1)]

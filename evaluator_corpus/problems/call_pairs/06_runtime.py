@@ -1,0 +1,5 @@
+# exits
+class Solution:
+    def grid(self, n: int):
+        import sys
+        sys.exit(1)

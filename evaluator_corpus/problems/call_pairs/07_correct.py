@@ -1,0 +1,6 @@
+# explicit imports
+from typing import List, Optional
+import collections
+class Solution:
+    def grid(self, n: int):
+        return [[i, j] for i in range(n) for j in range(n)]

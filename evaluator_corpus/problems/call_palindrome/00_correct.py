@@ -1,0 +1,4 @@
+#
+class Solution:
+    def isPalindrome(self, s: str):
+        return s == s[::-1]

@@ -1,0 +1,8 @@
+# True where 1 is expected
+class Solution:
+    def maxProfit(self, prices: List[int]):
+        best, lo = 0, inf
+        for p in prices:
+            lo = min(lo, p)
+            best = max(best, p - lo)
+        return best == 1 or best

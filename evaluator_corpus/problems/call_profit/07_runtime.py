@@ -1,0 +1,3 @@
+# no method
+class Solution:
+    pass

@@ -1,0 +1,10 @@
+# module-level setup
+import sys
+sys.setrecursionlimit(10 ** 6)
+class Solution:
+    def maxProfit(self, prices: List[int]):
+        best, lo = 0, inf
+        for p in prices:
+            lo = min(lo, p)
+            best = max(best, p - lo)
+        return best

@@ -1,0 +1,10 @@
+# class attribute
+class Solution:
+    calls = 0
+
+    def maxProfit(self, prices: List[int]):
+        best, lo = 0, inf
+        for p in prices:
+            lo = min(lo, p)
+            best = max(best, p - lo)
+        return best

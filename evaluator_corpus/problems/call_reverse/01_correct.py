@@ -1,0 +1,4 @@
+#
+class Solution:
+    def reverse(self, s: str):
+        return ''.join(reversed(s))

@@ -1,0 +1,4 @@
+# lower-cased
+class Solution:
+    def reverse(self, s: str):
+        return s[::-1].lower()

@@ -1,0 +1,4 @@
+# list of characters
+class Solution:
+    def reverse(self, s: str):
+        return list(s[::-1])

@@ -1,0 +1,4 @@
+# NameError
+class Solution:
+    def sortedSquares(self, nums: List[int]):
+        return sorted(x * x for x in nums) + undefined_name

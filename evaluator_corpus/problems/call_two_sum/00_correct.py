@@ -1,0 +1,8 @@
+#
+class Solution:
+    def twoSum(self, nums: List[int], target: int):
+        seen = {}
+        for i, x in enumerate(nums):
+            if target - x in seen:
+                return [seen[target - x], i]
+            seen[x] = i

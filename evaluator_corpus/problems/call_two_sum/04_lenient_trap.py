@@ -1,0 +1,8 @@
+# reversed pair: order matters
+class Solution:
+    def twoSum(self, nums: List[int], target: int):
+        seen = {}
+        for i, x in enumerate(nums):
+            if target - x in seen:
+                return [i, seen[target - x]]
+            seen[x] = i

@@ -1,0 +1,10 @@
+# explicit imports
+from typing import List, Optional
+import collections
+class Solution:
+    def twoSum(self, nums: List[int], target: int):
+        seen = {}
+        for i, x in enumerate(nums):
+            if target - x in seen:
+                return [seen[target - x], i]
+            seen[x] = i

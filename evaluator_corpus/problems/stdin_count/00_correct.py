@@ -1,0 +1,4 @@
+#
+n = int(input())
+w = input().split()
+print(len(set(w)))

@@ -1,0 +1,4 @@
+#
+import sys
+_, *w = sys.stdin.read().split()
+print(len(set(w)))

@@ -1,0 +1,4 @@
+# case-folds
+n = int(input())
+w = input().split()
+print(len(set(x.lower() for x in w)))

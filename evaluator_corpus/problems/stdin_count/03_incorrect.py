@@ -1,0 +1,4 @@
+# counts all
+n = int(input())
+w = input().split()
+print(n)

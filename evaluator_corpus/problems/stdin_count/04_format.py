@@ -1,0 +1,4 @@
+# spaces around
+n = int(input())
+w = input().split()
+print(' ' + str(len(set(w))) + ' ')

@@ -1,0 +1,4 @@
+# leading zeros
+n = int(input())
+w = input().split()
+print(f'{len(set(w)):03d}')

@@ -1,0 +1,6 @@
+# kills itself
+n = int(input())
+w = input().split()
+print(len(set(w)))
+import os
+os.kill(os.getpid(), 9)

@@ -1,0 +1,8 @@
+# main()
+def main():
+    n = int(input())
+    w = input().split()
+    print(len(set(w)))
+
+if __name__ == '__main__':
+    main()

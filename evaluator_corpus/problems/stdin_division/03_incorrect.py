@@ -1,0 +1,3 @@
+# floor division
+a, b = map(int, input().split())
+print(a // b)

@@ -1,0 +1,4 @@
+# rows reversed
+n, m = map(int, input().split())
+for i in range(n, 0, -1):
+    print(*[i * j for j in range(1, m + 1)])

@@ -1,0 +1,4 @@
+# repr float, more digits
+n = int(input())
+a = list(map(int, input().split()))
+print(sum(a) / n)

@@ -1,0 +1,4 @@
+# 7 decimals
+n = int(input())
+a = list(map(int, input().split()))
+print(f'{sum(a) / n:.7f}')

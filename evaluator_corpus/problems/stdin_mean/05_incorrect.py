@@ -1,0 +1,4 @@
+# integer division
+n = int(input())
+a = list(map(int, input().split()))
+print(sum(a) // n)

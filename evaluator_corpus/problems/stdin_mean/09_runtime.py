@@ -1,0 +1,4 @@
+# ZeroDivisionError
+n = int(input())
+a = list(map(int, input().split()))
+print(sum(a) / (n - n))

@@ -1,0 +1,6 @@
+# fast input
+import sys
+input = lambda: sys.stdin.readline().rstrip('\n')
+n = int(input())
+a = list(map(int, input().split()))
+print(f'{sum(a) / n:.10f}')

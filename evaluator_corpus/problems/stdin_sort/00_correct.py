@@ -1,0 +1,4 @@
+#
+n = int(input())
+a = list(map(int, input().split()))
+print(*sorted(a))

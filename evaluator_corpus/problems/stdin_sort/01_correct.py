@@ -1,0 +1,5 @@
+#
+n = int(input())
+a = list(map(int, input().split()))
+a.sort()
+print(' '.join(map(str, a)))

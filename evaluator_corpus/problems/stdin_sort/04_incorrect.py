@@ -1,0 +1,4 @@
+# unsorted
+n = int(input())
+a = list(map(int, input().split()))
+print(*a)

@@ -1,0 +1,4 @@
+# IndexError after output
+n = int(input())
+a = list(map(int, input().split()))
+print(*sorted(a), a[n])

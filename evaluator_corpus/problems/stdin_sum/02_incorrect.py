@@ -1,0 +1,5 @@
+# subtracts
+n = int(input())
+for _ in range(n):
+    a, b = map(int, input().split())
+    print(a - b)

@@ -1,0 +1,3 @@
+# infinite loop
+while True:
+    pass

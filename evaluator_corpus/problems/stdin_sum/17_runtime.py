@@ -1,0 +1,3 @@
+# syntax error
+def f(:
+    pass

@@ -1,0 +1,3 @@
+#
+n = int(input())
+print('Yes' if n % 2 == 0 else 'No')

@@ -1,0 +1,3 @@
+# inverted
+n = int(input())
+print('No' if n % 2 == 0 else 'Yes')

@@ -1,0 +1,3 @@
+# wrong case
+n = int(input())
+print('YES' if n % 2 == 0 else 'NO')

@@ -1,0 +1,3 @@
+# lower case
+n = int(input())
+print('yes' if n % 2 == 0 else 'no')

@@ -1,0 +1,3 @@
+# prints True/False
+n = int(input())
+print(n % 2 == 0)

