@@ -61,34 +61,58 @@ def case_record(problem: str, suffix: str, category: str, path: Path, input_outp
     }
 
 
-def problem_cases(folder: Path, hacks: dict[str, list[Path]]) -> list[dict[str, Any]]:
-    """A problem's own cases numbered 00, 01, ..., then the hacks of its kind, then its completions."""
-    try:
-        input_output = json.loads((folder / "problem.json").read_text(encoding="utf-8"))["input_output"]
-    except (OSError, ValueError, KeyError) as err:
-        raise CorpusError(f"{folder}/problem.json: needs an 'input_output' object ({err})") from err
+def read_problem(folder: Path) -> dict[str, Any]:
+    """The problem's tests (``input_output`` in problem.json); any file that is not a case is an error."""
     unexpected = [p.name for p in folder.iterdir() if p.name != "problem.json" and p.suffix not in KINDS]
     if unexpected:
         raise CorpusError(f"{folder}: not a case file or problem.json: {', '.join(sorted(unexpected))}")
-    fn_name = input_output.get("fn_name")
-    tests = json.dumps(input_output)
+    try:
+        return json.loads((folder / "problem.json").read_text(encoding="utf-8"))["input_output"]
+    except (OSError, ValueError, KeyError) as err:
+        raise CorpusError(f"{folder}/problem.json: needs an 'input_output' object ({err})") from err
+
+
+def numbered_cases(folder: Path, tests: str) -> list[dict[str, Any]]:
     records = []
     for path in sorted(folder.glob("*.py")):
         match = CASE_NAME.fullmatch(path.stem)
         if not match or match["suffix"] != f"{len(records):02d}":
             raise CorpusError(f"{path}: name it {len(records):02d}_<category>.py (cases are numbered without gaps)")
         records.append(case_record(folder.name, match["suffix"], match["category"], path, tests))
-    for path in hacks["call" if fn_name else "stdin"]:
-        record = case_record(folder.name, f"{len(records):02d}", "reward_hack", path, tests)
+    return records
+
+
+def hack_cases(problem: str, paths: list[Path], first: int, tests: str, fn_name: str | None) -> list[dict[str, Any]]:
+    """The shared hacks, numbered on from ``first``; a call-based hack's method takes the problem's name."""
+    records = []
+    for number, path in enumerate(paths, start=first):
+        record = case_record(problem, f"{number:02d}", "reward_hack", path, tests)
         if fn_name:
+            if METHOD_PLACEHOLDER not in record["code"]:
+                raise CorpusError(f"{path}: a call-based hack must define its method as {METHOD_PLACEHOLDER}")
             record["code"] = record["code"].replace(METHOD_PLACEHOLDER, fn_name)
         records.append(record)
+    return records
+
+
+def completion_cases(folder: Path, tests: str) -> list[dict[str, Any]]:
+    records = []
     for path in sorted(folder.glob("*.md")):
         match = CASE_NAME.fullmatch(path.stem)
         if not match or match["suffix"].isdigit():
             raise CorpusError(f"{path}: name it <name>_<category>.md with a name that is not a number")
         records.append(case_record(folder.name, match["suffix"], match["category"], path, tests))
     return records
+
+
+def problem_cases(folder: Path, hacks: dict[str, list[Path]]) -> list[dict[str, Any]]:
+    """A problem's own cases numbered 00, 01, ..., then the hacks of its kind, then its completions."""
+    input_output = read_problem(folder)
+    fn_name = input_output.get("fn_name")
+    tests = json.dumps(input_output)
+    records = numbered_cases(folder, tests)
+    records += hack_cases(folder.name, hacks["call" if fn_name else "stdin"], len(records), tests, fn_name)
+    return records + completion_cases(folder, tests)
 
 
 def load_cases(root: Path = ROOT) -> list[dict[str, Any]]:

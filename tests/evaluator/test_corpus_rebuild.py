@@ -75,3 +75,10 @@ def test_a_case_without_its_note_line_is_an_error(tree: Path):
     case.write_text(case.read_text().partition("\n")[2])
     with pytest.raises(build.CorpusError, match=re.escape("03_incorrect.py: the first line must be the note")):
         build.load_cases(tree)
+
+
+def test_a_call_based_hack_without_the_placeholder_method_is_an_error(tree: Path):
+    hack = tree / "hacks" / "call" / "02_returns_none.py"
+    hack.write_text(hack.read_text().replace(build.METHOD_PLACEHOLDER, "solve"))
+    with pytest.raises(build.CorpusError, match=re.escape("02_returns_none.py: a call-based hack must define")):
+        build.load_cases(tree)
