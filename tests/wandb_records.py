@@ -39,7 +39,7 @@ TINY_WANDB = [
 TEMPERATURES = (0.5, 2.0)
 
 
-def train_tiny_wandb_run(runs_root: Path) -> Path:
+def train_tiny_wandb_run(runs_root: Path, seed: int = 0, temperature_eval: bool = True) -> Path:
     """Train the tiny run with W&B offline, then evaluate its checkpoints at two temperatures."""
     from mcsweep.config.validate import validate_config
     from mcsweep.train.run import train
@@ -47,9 +47,10 @@ def train_tiny_wandb_run(runs_root: Path) -> Path:
 
     torch.set_num_threads(1)
     with initialize_config_dir(CONF, version_base="1.3"):
-        raw = compose("config", overrides=[*TINY_WANDB, f"runs_root={runs_root}"])
+        raw = compose("config", overrides=[*TINY_WANDB, f"runs_root={runs_root}", f"seed={seed}"])
     run_dir = Path(train(validate_config(raw), raw)["run_dir"])
-    evaluate_at_temperatures(run_dir, list(TEMPERATURES), steps=[0, 2], samples=2)
+    if temperature_eval:
+        evaluate_at_temperatures(run_dir, list(TEMPERATURES), steps=[0, 2], samples=2)
     return run_dir
 
 

@@ -91,17 +91,19 @@ def load_report(frame: pd.DataFrame) -> LoadReport:
     return frame.attrs.get("load_report", LoadReport())
 
 
-def load_samples(*sources: str | Path) -> pd.DataFrame:
+def load_samples(*sources: str | Path, api: Any = None) -> pd.DataFrame:
     """One row per stored evaluation sample (``eval_samples.jsonl``) with its run's columns.
 
     The sample's ``temperature`` field becomes ``eval_temperature`` (``temperature`` is the sweep
-    axis). Only the run store holds samples; a W&B source is reported, not read.
+    axis). A W&B source is read from each run's newest ``run-store`` artifact.
     """
     report = LoadReport()
     frames = []
     for src in sources:
         if str(src).startswith("wandb:"):
-            report.add(str(src), "eval_samples.jsonl", "W&B runs carry no stored samples")
+            from mcsweep.analysis.load_wandb import load_wandb_samples  # imports this module
+
+            frames += load_wandb_samples(str(src).removeprefix("wandb:"), report, api)
             continue
         for run_dir in _run_dirs(Path(src), report):
             card = _read_card(run_dir, report)
