@@ -15,51 +15,80 @@ from pathlib import Path
 import yaml
 
 from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD
-from mcsweep.analysis.figures import MEMORY, SWEEP_OF_FIGURE
+from mcsweep.analysis.figures import LABELS, MEMORY, SWEEP_OF_FIGURE
 from mcsweep.analysis.insights import AXIS_OF_SWEEP, INSIGHTS
 from mcsweep.train.tracking import STEP
 
 SWEEPS_DIR = Path(__file__).resolve().parents[2] / "sweeps"
+STEP_LABEL = "training step"
 WALL_TIME = "_runtime"
 """W&B's seconds since the run started: figure 6_4's wall-time axis."""
 TEMPERATURE_SAMPLES = "eval_samples: passed by temperature"
 """The insight metric read from evaluate-at-temperature samples (``temperature_evals/...`` in W&B)."""
 
-FIGURE_PANELS: dict[str, tuple[tuple[str, str], ...]] = {
-    "1": ((ACC, STEP), (REWARD, STEP), (LENGTH, STEP), ("evals/mean_length", STEP)),
-    "6_4": ((ACC, STEP), (REWARD, STEP), (MEMORY, WALL_TIME)),
-    "7_2": (
-        (TEMPERATURE_SAMPLES, STEP),
-        ("temperature_evals/diversity", STEP),
-        (ACC, STEP),
-        (DIVERSITY, STEP),
-    ),
-    "8_2": ((ACC, STEP), (REWARD, STEP), (LENGTH, STEP)),
-    "9_2": ((ACC, STEP), (DIVERSITY, STEP), (LENGTH, STEP)),
-    "10_2": ((ACC, STEP), (LENGTH, STEP), (DIVERSITY, STEP)),
-    "11_2": ((ACC, STEP), (LENGTH, STEP), (DIVERSITY, STEP)),
-    "12_2": ((ACC, STEP), (LENGTH, STEP), (DIVERSITY, STEP)),
-    "13": ((ACC, STEP), (ACC_EXT, STEP), (LENGTH, STEP), (DIVERSITY, STEP)),
-}
-"""(metric, x-axis) per panel of each figure in ``mcsweep.analysis.figures``, in the figure's order.
-Figure 1's fourth panel (length density of final samples) becomes evaluation mean length; figure
-7_2's temperature panels become one line per evaluation temperature over checkpoints; figure
-11_2's x-axis (relative data) is the step, since W&B cannot rescale it per arm."""
-TABLE_1 = tuple(f"evals/pass@1/{c}" for c in ("easy", "medium", "hard", "stdin", "call"))
-"""Table 1's columns: pass@1 by difficulty and by format, at every evaluation length."""
-DEFAULT_PANELS = ((ACC, STEP), (REWARD, STEP), (LENGTH, STEP), (DIVERSITY, STEP))
-"""A sweep without a figure of its own (temperature_schedules, optuna...) gets the study's curves."""
-
 
 @dataclass(frozen=True)
 class Panel:
     title: str
+    """The figure panel's y label (``figures.LABELS``), or the insight metric's name."""
     metric: str
     """The analysis name (as in ``mcsweep.analysis``)."""
     y: str | None
     """The W&B history key, or None when ``regex`` selects the keys."""
     regex: str | None
     x: str
+    """The W&B x-axis key."""
+    x_label: str
+    """The figure panel's x label; where W&B cannot draw that axis, ``x`` says what stands in."""
+
+
+def wandb_key(metric: str) -> tuple[str | None, str | None]:
+    """(key, regex) of the W&B history keys that hold an analysis metric."""
+    if metric == TEMPERATURE_SAMPLES:
+        return None, r"^temperature_evals/t[^/]+/len\d+/pass@1$"
+    if metric.startswith("temperature_evals/"):
+        return None, rf"^temperature_evals/t[^/]+/len\d+/{re.escape(metric.split('/', 1)[1])}$"
+    if metric.startswith("evals/"):
+        return None, rf"^evals/len\d+/{re.escape(metric.split('/', 1)[1])}$"
+    return f"train/{metric}", None
+
+
+def panel(metric: str, title: str | None = None, x: str = STEP, x_label: str = STEP_LABEL) -> Panel:
+    key, regex = wandb_key(metric)
+    return Panel(title or LABELS.get(metric, metric), metric, key, regex, x, x_label)
+
+
+FIGURE_PANELS: dict[str, tuple[Panel, ...]] = {
+    "1": (
+        panel(ACC),
+        panel(REWARD),
+        panel(LENGTH),
+        panel("evals/mean_length", "Density", x_label="response length (final checkpoint samples)"),
+    ),
+    "6_4": (panel(ACC), panel(REWARD), panel(MEMORY, "max memory allocated (GB)", WALL_TIME, "wall time (s)")),
+    "7_2": (
+        panel(TEMPERATURE_SAMPLES, "pass@1", x_label="evaluation temperature"),
+        panel("temperature_evals/diversity", "diversity", x_label="evaluation temperature"),
+        panel(ACC),
+        panel(DIVERSITY),
+    ),
+    "8_2": (panel(ACC), panel(REWARD), panel(LENGTH)),
+    "9_2": (panel(ACC), panel(DIVERSITY), panel(LENGTH)),
+    "10_2": (panel(ACC), panel(LENGTH), panel(DIVERSITY)),
+    "11_2": tuple(panel(m, x_label="relative data (steps x batch / smallest batch)") for m in (ACC, LENGTH, DIVERSITY)),
+    "12_2": (panel(ACC), panel(LENGTH), panel(DIVERSITY)),
+    "13": (panel(ACC), panel(ACC_EXT), panel(LENGTH), panel(DIVERSITY)),
+}
+"""The panels of each figure in ``mcsweep.analysis.figures``, in the figure's order. Where W&B
+cannot draw the figure's axis, the training step stands in: figure 1's length density of final
+samples becomes evaluation mean length over steps, figure 7_2's temperature panels one line per
+evaluation temperature over checkpoints, figure 11_2's relative-data axis the step (W&B cannot
+rescale it per arm); figure 7_2's and 12_2's split of arms into two rows is one panel per metric
+here (the runset groups every arm)."""
+TABLE_1 = tuple(panel(f"evals/pass@1/{c}") for c in ("easy", "medium", "hard", "stdin", "call"))
+"""Table 1's columns: pass@1 by difficulty and by format, one line per evaluation length."""
+DEFAULT_PANELS = (panel(ACC), panel(REWARD), panel(LENGTH), panel(DIVERSITY))
+"""A sweep without a figure of its own (temperature_schedules, optuna...) gets the study's curves."""
 
 
 @dataclass
@@ -83,28 +112,12 @@ class DashboardSpec:
         return asdict(self)
 
 
-def wandb_key(metric: str) -> tuple[str | None, str | None]:
-    """(key, regex) of the W&B history keys that hold an analysis metric."""
-    if metric == TEMPERATURE_SAMPLES:
-        return None, r"^temperature_evals/t[^/]+/len\d+/pass@1$"
-    if metric.startswith("temperature_evals/"):
-        return None, rf"^temperature_evals/t[^/]+/len\d+/{re.escape(metric.split('/', 1)[1])}$"
-    if metric.startswith("evals/"):
-        return None, rf"^evals/len\d+/{re.escape(metric.split('/', 1)[1])}$"
-    return f"train/{metric}", None
-
-
-def panel(metric: str, x: str = STEP, title: str | None = None) -> Panel:
-    key, regex = wandb_key(metric)
-    return Panel(title or metric, metric, key, regex, x)
-
-
 def group_key(sweep: str) -> str:
     """The W&B config key a sweep's arms differ in: `axis/<axis>`, else the algorithm (table1) or
     the base model (seeds, figure 1)."""
     if sweep in AXIS_OF_SWEEP:
         return f"axis/{AXIS_OF_SWEEP[sweep]}"
-    return "run_card.world" if sweep == "seeds" else "algo"
+    return "world" if sweep == "seeds" else "algo"
 
 
 def sweep_names(sweeps_dir: Path = SWEEPS_DIR) -> list[str]:
@@ -122,9 +135,9 @@ def build_spec(sweep: str) -> DashboardSpec:
     """The figure's panels, Table 1 for table1, and one panel per metric an insight on this sweep checks."""
     figure = next((f for f, s in SWEEP_OF_FIGURE.items() if s == sweep), None)
     curves = FIGURE_PANELS[figure] if figure else DEFAULT_PANELS
-    sections = [Section(f"Fig. {figure}" if figure else "Curves", [panel(m, x) for m, x in curves])]
+    sections = [Section(f"Fig. {figure}" if figure else "Curves", list(curves))]
     if sweep == "table1":
-        sections.append(Section("Table 1", [panel(m) for m in TABLE_1]))
+        sections.append(Section("Table 1", list(TABLE_1)))
     by_metric: dict[str, list[str]] = {}
     for insight in INSIGHTS:
         if insight.sweep == sweep:

@@ -2,7 +2,8 @@
 
 The run id is the run store's id, so a resumed run (and `temperature_eval`) continues the same W&B
 run; the group is the sweep name, the display name `<sweep>/<arm>/s<seed>`, and each axis's option
-is a flat `axis/<name>` key (and an `<axis>:<option>` tag) so dashboards can group by axis.
+is a flat `axis/<name>` key (and an `<axis>:<option>` tag) so dashboards can group by axis, as are
+`algo`, `seed` and `world` (the base model).
 
 mcsweep's resolved config sits under the `mcsweep` config key: TRL's W&B callback writes the
 trainer's arguments at the top level (its `temperature` is the sampling temperature, a number), so
@@ -98,7 +99,8 @@ def start_wandb(cfg: RunConfig, run_id: str, run_dir: Path, config_dict: dict, c
 
     mode = _mode(cfg.tracker.mode)
     os.environ["WANDB_MODE"] = mode
-    flat = {f"axis/{k}": v for k, v in axis_options(cfg).items()} | {"algo": cfg.algo.name, "seed": cfg.seed}
+    flat = {f"axis/{k}": v for k, v in axis_options(cfg).items()}
+    flat |= {"algo": cfg.algo.name, "seed": cfg.seed, "world": card.get("world")}
     run = wandb.init(
         project=cfg.tracker.project,
         entity=cfg.tracker.entity,
