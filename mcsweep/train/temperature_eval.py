@@ -70,7 +70,8 @@ def evaluate_at_temperatures(
     todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures if (s, t) not in _done(store)]
     evaluator = make_evaluator(cfg, shadow=False)
     card = store.read_json("run_card.json")
-    wandb_run = start_wandb(cfg, card.get("run_id", run_dir.name), run_dir, dataclasses.asdict(cfg), card)
+    run_id = card.get("run_id", run_dir.name)
+    wandb_run = start_wandb(cfg, run_id, run_dir, dataclasses.asdict(cfg), card) if todo else None
     try:
         for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
             policy = model if path is None else load_checkpoint(cfg, path, model.device)

@@ -132,3 +132,17 @@ def test_run_names_follow_the_swept_axis(tiny_run) -> None:
     assert tracking.run_name(cfg) == "temperature_schedules/ramp_0.6_1.8/s2"
     cfg, _ = tiny_run(["sweep_name=table1", "algo=dapo"])
     assert tracking.run_name(cfg) == "table1/dapo/s0"
+
+
+def test_new_columns_and_row_fields_flow_through_generically() -> None:
+    """Another helper's new evals column or a per-comparator row reaches W&B and reads back."""
+    from mcsweep.analysis.load_wandb import EVAL_KEY
+
+    row = {"step": 3, "max_length": 64, "comparator": "exact", "pass@1": 0.5, "pass@1/common_length": 0.25}
+    prefix = tracking.row_prefix("evals", row)
+    assert prefix == "evals/len64/comparator=exact"
+    parsed = {
+        (m["length"], m["column"])
+        for m in (EVAL_KEY.match(f"{prefix}/{k}") for k in ("pass@1", "pass@1/common_length"))
+    }
+    assert parsed == {("64", "pass@1"), ("64", "pass@1/common_length")}
