@@ -15,3 +15,13 @@ def _isolated_env(tmp_path_factory):
     os.environ.setdefault("WANDB_SILENT", "true")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     yield
+
+
+@pytest.fixture(scope="session")
+def wandb_runs(tmp_path_factory) -> list:
+    """Two real tiny runs of one sweep tracked by W&B offline (seed 0 also evaluated at two
+    temperatures, resuming its W&B run). Trained once per session: a few minutes on 2 cores."""
+    from wandb_records import train_tiny_wandb_run
+
+    root = tmp_path_factory.mktemp("wandb_runs")
+    return [train_tiny_wandb_run(root, seed=0), train_tiny_wandb_run(root, seed=1, temperature_eval=False)]

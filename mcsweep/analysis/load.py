@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,13 +42,6 @@ _EVAL_KEYS = {"step", "max_length", "temperature"}
 _SAMPLE_RENAME = {"temperature": "eval_temperature"}
 """A sample's sampling temperature is renamed so it cannot clash with the ``temperature`` axis column."""
 SAMPLE_COLUMNS: tuple[str, ...] = tuple(_SAMPLE_RENAME.get(f, f) for f in SAMPLE_FIELDS)
-_WANDB_STATUS = {
-    "finished": "finished",
-    "running": "running",
-    "crashed": "failed",
-    "failed": "failed",
-    "killed": "failed",
-}
 
 
 @dataclass
@@ -98,17 +91,19 @@ def load_report(frame: pd.DataFrame) -> LoadReport:
     return frame.attrs.get("load_report", LoadReport())
 
 
-def load_samples(*sources: str | Path) -> pd.DataFrame:
+def load_samples(*sources: str | Path, api: Any = None) -> pd.DataFrame:
     """One row per stored evaluation sample (``eval_samples.jsonl``) with its run's columns.
 
     The sample's ``temperature`` field becomes ``eval_temperature`` (``temperature`` is the sweep
-    axis). Only the run store holds samples; a W&B source is reported, not read.
+    axis). A W&B source is read from each run's newest ``run-store`` artifact.
     """
     report = LoadReport()
     frames = []
     for src in sources:
         if str(src).startswith("wandb:"):
-            report.add(str(src), "eval_samples.jsonl", "W&B runs carry no stored samples")
+            from mcsweep.analysis.load_wandb import load_wandb_samples  # imports this module
+
+            frames += load_wandb_samples(str(src).removeprefix("wandb:"), report, api)
             continue
         for run_dir in _run_dirs(Path(src), report):
             card = _read_card(run_dir, report)
@@ -127,7 +122,9 @@ def _empty(columns: Iterable[str]) -> pd.DataFrame:
 
 def _load_source(src: str | Path, report: LoadReport, api: Any) -> pd.DataFrame:
     if str(src).startswith("wandb:"):
-        return _load_wandb(str(src).removeprefix("wandb:"), report, api)
+        from mcsweep.analysis.load_wandb import load_wandb  # imports this module
+
+        return load_wandb(str(src).removeprefix("wandb:"), report, api)
     frames = [_load_run_dir(d, report) for d in _run_dirs(Path(src), report)]
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True) if frames else _empty(TIDY_COLUMNS)
@@ -266,54 +263,3 @@ def _tidy_evals(rows: list[dict[str, Any]], rid: str, report: LoadReport) -> pd.
         if k not in _EVAL_KEYS and _numeric(v)
     ]
     return pd.DataFrame(out, columns=["step", "max_length", "metric", "value"]).assign(file="evals")
-
-
-def _iter_wandb_runs(spec: str, api: Any) -> Iterator[Any]:
-    parts = spec.strip("/").split("/")
-    if len(parts) not in (2, 3):
-        raise ValueError(f"W&B source must be wandb:ENTITY/PROJECT[/GROUP], got wandb:{spec}")
-    if api is None:
-        import wandb
-
-        api = wandb.Api()
-    filters = {"group": parts[2]} if len(parts) == 3 else None
-    yield from api.runs("/".join(parts[:2]), filters=filters, lazy=False)
-
-
-def _card_from_wandb(run: Any) -> dict[str, Any]:
-    """A run card from a W&B run's config: a ``run_card`` entry, or mcsweep's flat ``axis/<name>`` keys
-    (group = sweep), or top-level card keys."""
-    config = dict(run.config or {})
-    card = dict(config.get("run_card") or config)
-    flat_axes = {k.removeprefix("axis/"): v for k, v in config.items() if k.startswith("axis/")}
-    card["axes"] = card.get("axes") or flat_axes
-    card["run_id"] = card.get("run_id") or run.id
-    card["sweep"] = card.get("sweep") or run.group or "single"
-    card["status"] = _WANDB_STATUS.get(run.state, run.state)
-    card["config"] = config
-    card.setdefault("world", _world_of(config))
-    return card
-
-
-def _world_of(config: dict[str, Any]) -> str | None:
-    model = config.get("model") if isinstance(config.get("model"), dict) else {}
-    return "micro" if model.get("kind") == "micro" else model.get("path")
-
-
-def _load_wandb(spec: str, report: LoadReport, api: Any) -> pd.DataFrame:
-    frames = []
-    for run in _iter_wandb_runs(spec, api):
-        card = _card_from_wandb(run)
-        rows = list(run.scan_history())
-        if rows and all(_step_of(r) is None for r in rows):
-            report.add(card["run_id"], f"wandb:{spec}", "no trainer step key; using W&B _step")
-            rows = [{**r, "step": r.get("_step")} for r in rows]
-        frame = _tidy(rows, "metrics", card["run_id"], report)
-        if frame.empty:
-            report.add(card["run_id"], f"wandb:{spec}", "history is empty")
-        _register(card, frame, report, f"wandb:{spec}/{run.id}")
-        frames.append(frame.assign(**_run_columns(card)) if not frame.empty else frame)
-    if not frames:
-        report.add(spec, f"wandb:{spec}", "no runs found")
-    frames = [f for f in frames if not f.empty]
-    return pd.concat(frames, ignore_index=True) if frames else _empty(TIDY_COLUMNS)

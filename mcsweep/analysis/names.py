@@ -33,7 +33,7 @@ _VERL_VAL = re.compile(r"^val(?:-core)?/[^/]+/(?:reward|acc|score)/mean@\d+$")
 STEP_KEYS: tuple[str, ...] = ("step", "train/global_step", "training/global_step", "trainer/global_step")
 """Where the trainer step lives, in order of preference. W&B's ``_step`` counts log calls instead."""
 
-_WANDB_INTERNAL = re.compile(r"^_|^system/|^train/(?:global_step|epoch)$|^training/(?:global_step|epoch)$")
+_WANDB_INTERNAL = re.compile(r"^_|^system/|^(?:train/|training/)?(?:global_step|epoch)$")
 
 
 def canonical(name: str) -> str:

@@ -300,6 +300,8 @@ class TrackerConfig:
     project: str = "mcsweep"
     entity: str | None = None
     mode: str = "auto"
+    job_type: str = "train"
+    profiling: bool = False  # TRL's per-call `profiling/...` timers in W&B (six keys per step)
 
     def __post_init__(self) -> None:
         check(

@@ -14,6 +14,7 @@ import torch
 from transformers import TrainerCallback
 
 from mcsweep.algo.temperature import Schedule
+from mcsweep.train import tracking
 from mcsweep.train.evaluation import EvalSettings, evaluate
 from mcsweep.train.run_store import RunStore
 
@@ -119,6 +120,7 @@ class EvalCallback(BoundCallback):
             self.trainer.model, self.trainer.processing_class, self.problems, self.evaluator, settings, step
         )
         self.store.append("evals", summaries)
+        tracking.log_eval_rows("evals", summaries)
         self.store.append("eval_samples", rows)
         names = ["eval/pass@1", *[f"eval/pass@1_len{s['max_length']}" for s in summaries[1:]]]
         metrics = {name: s["pass@1"] for name, s in zip(names, summaries, strict=True)}
@@ -129,7 +131,9 @@ class EvalCallback(BoundCallback):
 
     def on_train_begin(self, args, state, control, **kwargs):
         if self.at_start and state.global_step == 0 and not self._done(0):
-            self.store.append("metrics", [{"step": state.global_step, **self.run(state.global_step)}])
+            row = {"step": state.global_step, **self.run(state.global_step)}
+            self.store.append("metrics", [row])
+            tracking.log_metrics(row)
 
     def on_step_end(self, args, state, control, **kwargs):
         step = state.global_step

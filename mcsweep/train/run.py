@@ -25,6 +25,7 @@ from mcsweep.launch.identity import run_id as resolve_run_id
 from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
+from mcsweep.train import tracking
 from mcsweep.train.data import prompt_dataset, test_problems, train_problems
 from mcsweep.train.evaluation import EvalSettings, sample_completions
 from mcsweep.train.reward import ExecutionReward
@@ -131,7 +132,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         save_strategy="steps",
         save_steps=cfg.train.save_every,
         save_total_limit=cfg.train.keep_checkpoints,
-        report_to=["wandb"] if cfg.tracker.wandb and cfg.tracker.mode != "disabled" else [],
+        report_to=tracking.report_to(cfg),
         bf16=torch.cuda.is_available(),
         use_cpu=not torch.cuda.is_available(),
         gradient_checkpointing=cfg.train.gradient_checkpointing,
@@ -214,6 +215,8 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cb.RunStoreCallback(store, cfg.train.completions_every),
     ):
         trainer.add_callback(callback.bind(trainer))
+    for callback in tracking.callbacks(cfg, store.path):
+        trainer.add_callback(callback)
     return trainer
 
 
@@ -295,6 +298,7 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     finally:
         evaluator.close()
         if wandb_run is not None:
+            tracking.log_run_store(store.path, "end")
             wandb_run.finish()
     final = final_summary(store)
     store.update_card(status="finished", finished=time.strftime("%Y-%m-%dT%H:%M:%S"), final=final)

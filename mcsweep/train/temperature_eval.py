@@ -5,12 +5,14 @@
 Appends rows to the run's eval_samples.jsonl (with `temperature` and `step` = the checkpoint's
 training step; step 0 is the initial policy) and one summary row per (step, temperature) to
 evals.jsonl-compatible `temperature_evals.jsonl`. Pairs already evaluated are skipped, so an
-interrupted call resumes.
+interrupted call resumes. With the run's tracker on, the rows are logged into the run's own W&B run
+(resumed by its id) and the run folder is uploaded as a new `run-store` artifact version.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
@@ -24,6 +26,7 @@ from mcsweep.train.data import test_problems
 from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, stop_ids, summarize
 from mcsweep.train.run import load_policy, make_evaluator, policy_spec
 from mcsweep.train.run_store import RunStore
+from mcsweep.train.tracking import log_eval_rows, log_run_store, start_wandb
 
 DEFAULT_TEMPERATURES = (0.6, 1.2, 1.8, 2.4, 3.0, 3.6)
 
@@ -66,6 +69,9 @@ def evaluate_at_temperatures(
     model = model.to("cuda" if torch.cuda.is_available() else "cpu")
     todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures if (s, t) not in _done(store)]
     evaluator = make_evaluator(cfg, shadow=False)
+    card = store.read_json("run_card.json")
+    run_id = card.get("run_id", run_dir.name)
+    wandb_run = start_wandb(cfg, run_id, run_dir, dataclasses.asdict(cfg), card) if todo else None
     try:
         for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
             policy = model if path is None else load_checkpoint(cfg, path, model.device)
@@ -78,8 +84,12 @@ def evaluate_at_temperatures(
             summary = {**summarize(rows, step, s.lengths[0], s.samples), "temperature": temp}
             with open(store.path / "temperature_evals.jsonl", "a") as f:
                 f.write(json.dumps(summary) + "\n")
+            log_eval_rows("temperature_evals", [summary])
     finally:
         evaluator.close()
+        if wandb_run is not None:
+            log_run_store(run_dir, "temperature-eval")
+            wandb_run.finish()
     return len(todo)
 
 

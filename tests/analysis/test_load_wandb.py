@@ -104,7 +104,7 @@ def test_verl_names_are_mapped_and_partial_runs_reported(replay: Replay) -> None
 
 
 def test_mcsweep_flat_axis_keys_and_group_give_the_card(replay: Replay) -> None:
-    """wandb unwraps the nested temperature section to its ``value``; the option name gives the arm."""
+    """Without a ``mcsweep`` config section (runs logged by older trackers), the option name gives the arm."""
     frame = load("wandb:sim-entity/micro/kl_clip", api=wandb.Api(api_key="0" * 40))
     run = frame[frame["run_id"] == "nostep3"].iloc[0]
     assert (run["sweep"], run["kl_clip"], run["temperature"], run["seed"]) == (
