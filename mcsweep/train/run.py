@@ -25,7 +25,7 @@ from mcsweep.launch.identity import run_id as resolve_run_id
 from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
-from mcsweep.train.data import prompt_dataset, test_problems, train_problems
+from mcsweep.train.data import DataError, fitting_prompts, prompt_dataset, test_problems, train_problems
 from mcsweep.train.evaluation import EvalSettings, sample_completions
 from mcsweep.train.reward import ExecutionReward
 from mcsweep.train.run_store import RunStore
@@ -33,9 +33,6 @@ from mcsweep.train.tracking import axis_options, start_wandb
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
 
 log = logging.getLogger(__name__)
-
-# Room for the longest prompt in vLLM's context (LiveCodeBench statements with starter code fit).
-PROMPT_TOKENS = 2048
 
 
 def policy_spec(cfg: RunConfig) -> PolicySpec:
@@ -143,7 +140,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         vllm_mode=r.vllm_mode,
         vllm_gpu_memory_utilization=r.gpu_memory_utilization,
         vllm_server_host=os.environ.get("MCSWEEP_VLLM_HOST", r.server_host),
-        vllm_max_model_length=max_model_len(cfg, PROMPT_TOKENS) if r.backend == "vllm" else None,
+        vllm_max_model_length=max_model_len(cfg) if r.backend == "vllm" else None,
         vllm_server_port=r.server_port,
         vllm_tensor_parallel_size=r.tensor_parallel_size,
     )
@@ -181,8 +178,24 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     return chosen
 
 
+def fitting_problems(cfg: RunConfig, store: RunStore, tokenizer, world: WorldSpec) -> tuple[list[dict], list[dict]]:
+    """Training and test problems whose prompts fit `context.max_prompt_length`; the dropped ones are
+    logged and counted in the run card (`prompt_filter`), never sent."""
+    limit, kwargs = cfg.context.max_prompt_length, dict(cfg.model.chat_template_kwargs)
+    report, splits = {"max_prompt_length": limit}, {}
+    for split, problems in (("train", train_problems(cfg.data, world)), ("test", test_problems(cfg.data, world))):
+        splits[split], dropped = fitting_prompts(problems, tokenizer, limit, kwargs)
+        report[split] = {"kept": len(splits[split]), "dropped": len(dropped), "dropped_ids": dropped}
+        if dropped:
+            log.warning("%s: dropped %d of %d prompts longer than %d tokens", split, len(dropped), len(problems), limit)
+        if not splits[split]:
+            raise DataError(f"context.max_prompt_length={limit}: no {split} prompt fits")
+    store.update_card(prompt_filter=report)
+    return splits["train"], splits["test"]
+
+
 def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec):
-    train = train_problems(cfg.data, world)
+    train, test = fitting_problems(cfg, store, tokenizer, world)
     reward = ExecutionReward(evaluator)
     mask = MaskSettings(
         cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect, cfg.context.repeat_window, cfg.seed
@@ -208,9 +221,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     for callback in (
         cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),
         cb.PhaseTimer(),
-        cb.EvalCallback(
-            store, test_problems(cfg.data, world), evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start
-        ),
+        cb.EvalCallback(store, test, evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start),
         cb.RunStoreCallback(store, cfg.train.completions_every),
     ):
         trainer.add_callback(callback.bind(trainer))
