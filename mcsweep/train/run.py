@@ -194,7 +194,9 @@ def fitting_problems(cfg: RunConfig, store: RunStore, tokenizer, world: WorldSpe
     return splits["train"], splits["test"]
 
 
-def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec):
+def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec, args=None):
+    """The trainer with mcsweep's callbacks; `args` (default: `grpo_args`) is the GRPOConfig that
+    `train` builds before it loads the model (see there)."""
     train, test = fitting_problems(cfg, store, tokenizer, world)
     reward = ExecutionReward(evaluator)
     mask = MaskSettings(
@@ -203,7 +205,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     trainer = MicroCoderGRPOTrainer(
         model=model,
         reward_funcs=reward_funcs(cfg, reward),
-        args=grpo_args(cfg, store, cfg.temperature.value),
+        args=args or grpo_args(cfg, store, cfg.temperature.value),
         train_dataset=prompt_dataset(train),
         processing_class=tokenizer,
         reward=reward,
@@ -297,8 +299,11 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     )
     evaluator = make_evaluator(cfg, shadow=True)
     try:
+        # The trainer config before the model: under `accelerate launch` with ZeRO-3 it registers the
+        # DeepSpeed config that from_pretrained reads to build the model sharded (zero3_init_flag).
+        args = grpo_args(cfg, store, cfg.temperature.value)
         model, tokenizer = load_policy(cfg)
-        trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
+        trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world, args)
         trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
     except BaseException:
         store.update_card(status="failed", finished=time.strftime("%Y-%m-%dT%H:%M:%S"))
