@@ -1,5 +1,7 @@
-"""`python -m mcsweep.gpu estimate|layout|host-ip [options] -- [hydra overrides]`: check or lay out a GPU run.
+"""`python -m mcsweep.gpu preflight|estimate|layout|host-ip [options] -- [hydra overrides]`: check or lay out a GPU run.
 
+`preflight` checks the node: driver against torch's CUDA, GPUs and their architecture, and the
+installed libraries against mcsweep's pins (and vLLM's); it exits 1 naming what fails.
 `estimate` prints the memory estimate and exits 1 when the config cannot fit, so a job script can
 stop before it asks SLURM for nodes. `layout` prints the vLLM server and trainer commands (one per
 line with `--print all`, or only one of them, or the server's port), which is what the sbatch
@@ -18,6 +20,7 @@ from mcsweep.gpu.batching import batch_layout
 from mcsweep.gpu.layout import ServerLayout, serve_command, train_command
 from mcsweep.gpu.memory import STRATEGIES, check_fits
 from mcsweep.gpu.network import source_ip
+from mcsweep.gpu.preflight import preflight
 
 CONF = str(Path(__file__).resolve().parents[2] / "conf")
 
@@ -48,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     lay.add_argument("--tensor-parallel", type=int, default=1)
     lay.add_argument("--strategy", default="zero3", help="a conf/accelerate/<name>.yaml")
     lay.add_argument("--print", dest="what", choices=("all", "vllm", "train", "port"), default="all")
+    pre = sub.add_parser("preflight", help="driver, CUDA, GPUs and library versions on this node")
+    pre.add_argument("--hf-only", action="store_true", help="rollout=hf only: vLLM and DeepSpeed not needed")
     ip = sub.add_parser("host-ip", help="this node's address on the route to the vLLM host")
     ip.add_argument("peer", help="the vLLM server's host name or address")
     for p in (est, lay):
@@ -93,6 +98,8 @@ def _layout(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "preflight":
+        return preflight(with_vllm=not args.hf_only)
     if args.command == "host-ip":
         try:
             print(source_ip(args.peer))
