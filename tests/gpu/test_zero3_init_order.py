@@ -32,7 +32,7 @@ def test_the_trainer_config_is_alive_when_the_model_loads(tmp_path: Path, monkey
     alive: list[str] = []
 
     def load_policy(_cfg):
-        alive.extend(o.output_dir for o in gc.get_objects() if isinstance(o, GRPOConfig))
+        alive.extend(o.output_dir for o in gc.get_objects() if type(o) is GRPOConfig)
         raise Loaded
 
     monkeypatch.setattr(run, "load_policy", load_policy)
