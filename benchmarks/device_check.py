@@ -1,16 +1,24 @@
-"""Device check (issue 8): GRPO steps at real Qwen3-1.7B shape, vLLM colocate rollouts against HF generate.
+"""Device check (issues 8, 12): GRPO steps at real Qwen3-1.7B shape on one GPU, HF generate then vLLM colocate.
 
-    python benchmarks/device_check.py                 # one CUDA GPU with vLLM: both backends, < 8 min
-    python benchmarks/device_check.py --backends hf   # a GPU without vLLM: the HF generate path only
-    python benchmarks/device_check.py --dry-run       # CPU: tiny shape, HF path, configs checked
+    python benchmarks/device_check.py --budget-s 480   # one CUDA GPU: HF first, then vLLM if it can run
+    python benchmarks/device_check.py --backends hf    # the HF generate path only
+    python benchmarks/device_check.py --dry-run        # CPU: tiny shape, same control flow, configs checked
 
-No network: the policy is a randomly initialised Qwen3 of Qwen3-1.7B's layer shape, built from a
-Qwen3Config, with the micro world's BPE tokenizer (its vocabulary, ~600 tokens, replaces Qwen's
-151,936, so embeddings and LM head are smaller than the real model's). The steps run through
-mcsweep's own run code (`build_trainer`: MicroCoderGRPOTrainer, the sandboxed execution reward,
-the phase timer) on micro-world problems. Each backend runs in its own process, so its peak GPU
-memory is its own. Printed per backend: generation tokens/s, seconds per step split into
-generation / reward / update, peak GPU memory, and mcsweep's memory estimate beside it.
+Made for a short loan of one GPU (about 10 minutes including installs): one global `--budget-s`
+for everything, each backend in its own process with a timeout that is caught (a backend that
+times out or fails is reported and the others still run), numbers printed as each step finishes.
+HF runs first, on whatever torch the machine has where it is compatible; vLLM only when it is
+installed, the driver is new enough for its CUDA build and the remaining budget allows.
+
+No network: the policy is a randomly initialised Qwen3 of Qwen3-1.7B's layer shape, built on the
+CPU from a Qwen3Config and saved once (each backend loads it on the CPU and the trainer moves it
+to the GPU once), with the micro world's BPE tokenizer (its vocabulary, ~600 tokens, replaces
+Qwen's 151,936, so embeddings and LM head are smaller than the real model's). The micro-batch is
+the largest that mcsweep's memory estimate fits in half the GPU's free share (the estimate counts
+only the large terms). The steps run through mcsweep's own run code (`build_trainer`:
+MicroCoderGRPOTrainer, the sandboxed execution reward, the phase timer) on micro-world problems.
+Printed per backend: generation tokens/s, seconds per step split into generation / reward /
+update, peak GPU memory, and mcsweep's memory estimate beside it.
 """
 
 from __future__ import annotations
@@ -19,9 +27,12 @@ import argparse
 import importlib.metadata
 import importlib.util
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +45,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 RESULT_TAG = "DEVICE_CHECK_RESULT "
+PROGRESS_TAG = "DEVICE_CHECK_PROGRESS "
 GIB = 1024**3
+BACKENDS = ("hf", "vllm_colocate")
+MIN_BACKEND_S = 60  # below this much budget a backend cannot load, warm up and take its steps
+HEADROOM = 0.5  # of the trainer's memory, for what the estimate does not count
+CPU_PLAN_GIB = 141.0  # the dry run sizes its micro-batch as for one H200
+PROMPT_TOKENS = 128  # the micro world's prompts are <= 115 tokens under its tokenizer
 MODELS = ("qwen3_1.7b", "qwen3_4b_instruct_2507", "ds_8b")
 ROLLOUTS = ("hf", "vllm_colocate", "vllm_server")
 
@@ -101,9 +118,8 @@ def build_model_dir(plan: Plan, target: Path) -> Path:
         dtype=plan.dtype,
     )
     torch.manual_seed(0)
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    with torch.device(device):
-        model = Qwen3ForCausalLM(config).to(getattr(torch, plan.dtype))
+    # On the CPU, in the target dtype: the GPU sees the model once, when a backend's trainer moves it.
+    model = Qwen3ForCausalLM._from_config(config, dtype=getattr(torch, plan.dtype))
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.save_pretrained(target)
@@ -111,10 +127,12 @@ def build_model_dir(plan: Plan, target: Path) -> Path:
     return target
 
 
-def overrides(plan: Plan, model_dir: Path, runs: Path, rollout: str) -> list[str]:
+def overrides(plan: Plan, model_dir: Path, runs: Path, rollout: str, micro_batch: int | None = None) -> list[str]:
     """Hydra overrides: the 1.7B model config pointed at the local folder, micro-world data, one
     rollout per optimizer step (train_batch = mini_batch), no evaluation, no checkpoints, no W&B."""
+    micro = [f"train.micro_batch={micro_batch}"] if micro_batch else []
     return [
+        *micro,
         "model=qwen3_1.7b",
         f"model.path={model_dir}",
         f"model.dtype={plan.dtype}",
@@ -209,6 +227,39 @@ class NoCheckpoint(TrainerCallback):
         return control
 
 
+class PrintSteps(TrainerCallback):
+    """Each step's numbers as soon as TRL logs them, so a backend cut short still shows its steps."""
+
+    KEYS = ("time/step_s", "time/generation_s", "time/reward_s", "time/update_s", "completions/mean_length")
+
+    def __init__(self, rollout: str) -> None:
+        self.rollout = rollout
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        shown = ", ".join(f"{k} {logs[k]:.2f}" for k in self.KEYS if k in (logs or {}))
+        if shown:
+            print(f"{PROGRESS_TAG}[{self.rollout}] step {state.global_step}: {shown}", flush=True)
+
+
+def fitting_micro_batch(cfg, gpu_gib: float, prompt_len: int) -> int:
+    """The largest micro-batch (a divisor of an update's sequences) whose estimate stays within
+    half of what the trainer may use: the estimate counts only the large terms."""
+    from mcsweep.gpu.memory import check_fits
+
+    per_update = cfg.batch.mini_batch * cfg.batch.group_size
+    for micro in sorted((m for m in range(1, per_update + 1) if per_update % m == 0), reverse=True):
+        est = check_fits(cfg, 1, gpu_gib, micro_batch=micro, prompt_tokens=prompt_len)
+        if est.total_bytes <= HEADROOM * est.available_bytes:
+            return micro
+    return 1
+
+
+def gpu_gib() -> float:
+    import torch
+
+    return torch.cuda.get_device_properties(0).total_memory / GIB if torch.cuda.is_available() else CPU_PLAN_GIB
+
+
 def run_backend(plan: Plan, model_dir: Path, workdir: Path, rollout: str) -> dict:
     """A few real GRPO steps through mcsweep's trainer; per-step numbers from the run store."""
     from mcsweep.evaluator import Evaluator
@@ -217,24 +268,28 @@ def run_backend(plan: Plan, model_dir: Path, workdir: Path, rollout: str) -> dic
     from mcsweep.train.run import build_trainer, load_policy, policy_spec, require_rollout_backend
     from mcsweep.train.run_store import RunStore
 
-    cfg = compose(overrides(plan, model_dir, workdir / "runs", rollout))
+    base = compose(overrides(plan, model_dir, workdir / "runs", rollout))
+    micro = fitting_micro_batch(base, gpu_gib(), PROMPT_TOKENS)
+    cfg = compose(overrides(plan, model_dir, workdir / "runs", rollout, micro))
     require_rollout_backend(cfg)
+    print(f"{PROGRESS_TAG}[{rollout}] micro-batch {micro} of {plan.prompts * plan.group} sequences", flush=True)
     store = RunStore(workdir / "runs" / rollout).create()
     evaluator = Evaluator(
         comparator=cfg.evaluator.comparator, workers=cfg.evaluator.workers, timeout_s=cfg.evaluator.timeout_s
     )
     try:
-        model, tokenizer = load_policy(cfg)
+        model, tokenizer = load_policy(cfg)  # on the CPU; the trainer moves it to the GPU once
         trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
         trainer.remove_callback(EvalCallback)
         trainer.add_callback(NoCheckpoint())
+        trainer.add_callback(PrintSteps(rollout))
         start = time.perf_counter()
         trainer.train()
         wall = time.perf_counter() - start
     finally:
         evaluator.close()
     memory = peak_memory_gib()
-    estimate = check_fits(cfg, 1, memory.get("gpu_total_gib", 141.0), prompt_tokens=prompt_tokens(trainer))
+    estimate = check_fits(cfg, 1, memory.get("gpu_total_gib", gpu_gib()), prompt_tokens=prompt_tokens(trainer))
     colocated = estimate.vllm_share_bytes if cfg.rollout.vllm_mode == "colocate" else 0
     rows = [r for r in store.rows("metrics") if "time/step_s" in r]
     return {
@@ -242,6 +297,7 @@ def run_backend(plan: Plan, model_dir: Path, workdir: Path, rollout: str) -> dic
         "wall_s": wall,
         "steps": rows,
         "memory": memory,
+        "micro_batch": micro,
         "n_params": sum(p.numel() for p in model.parameters()),
         "completions_per_step": plan.prompts * plan.group,
         "estimate_gib": (estimate.total_bytes + colocated) / GIB,
@@ -261,13 +317,15 @@ def summarise(result: dict) -> dict[str, float]:
     return mean
 
 
-def report(results: list[dict]) -> str:
-    lines = []
-    for r in results:
-        m = summarise(r)
-        mem = ", ".join(f"{k} {v:.2f}" for k, v in r["memory"].items())
-        lines += [
-            f"[{r['rollout']}] {r['n_params'] / 1e6:.1f}M params, {len(r['steps'])} steps in {r['wall_s']:.1f} s",
+def report_one(r: dict) -> str:
+    if "error" in r:
+        return f"[{r['rollout']}] no result: {r['error']}"
+    m = summarise(r)
+    mem = ", ".join(f"{k} {v:.2f}" for k, v in r["memory"].items())
+    return "\n".join(
+        [
+            f"[{r['rollout']}] {r['n_params'] / 1e6:.1f}M params, {len(r['steps'])} steps in {r['wall_s']:.1f} s"
+            f" (micro-batch {r.get('micro_batch', '?')})",
             f"  generation: {m['tokens_per_s']:.0f} tokens/s "
             f"({m['completions/mean_length']:.0f} tokens x {r['completions_per_step']} completions per step)",
             f"  seconds per step (mean of steps 2..N): total {m['time/step_s']:.2f} = generation "
@@ -276,14 +334,22 @@ def report(results: list[dict]) -> str:
             f"  memory: {mem}",
             f"  estimate: {r['estimate_gib']:.1f} GiB; {r['estimate']}",
         ]
-    if len(results) == 2:
-        a, b = (summarise(r) for r in results)
-        speed, step = a["tokens_per_s"] / b["tokens_per_s"], a["time/step_s"] / b["time/step_s"]
-        lines.append(
-            f"{results[0]['rollout']} / {results[1]['rollout']}: generation tokens/s x{speed:.2f}, "
-            f"seconds per step x{step:.2f}"
-        )
-    return "\n".join(lines)
+    )
+
+
+def ratio(results: list[dict]) -> str | None:
+    """vLLM / HF ratios when both backends produced numbers."""
+    done = {r["rollout"]: r for r in results if "error" not in r}
+    if "hf" not in done or "vllm_colocate" not in done:
+        return None
+    a, b = summarise(done["vllm_colocate"]), summarise(done["hf"])
+    speed, step = a["tokens_per_s"] / b["tokens_per_s"], a["time/step_s"] / b["time/step_s"]
+    return f"vllm_colocate / hf: generation tokens/s x{speed:.2f}, seconds per step x{step:.2f}"
+
+
+def report(results: list[dict]) -> str:
+    """Each backend's block, then the ratios."""
+    return "\n".join([*(report_one(r) for r in results), *filter(None, [ratio(results)])])
 
 
 def environment() -> str:
@@ -295,49 +361,95 @@ def environment() -> str:
     device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU"
     vllm = importlib.util.find_spec("vllm") and importlib.metadata.version("vllm")
     return (
-        f"device {device}; torch {torch.__version__}, transformers {transformers.__version__}, "
-        f"trl {trl.__version__}, vllm {vllm or 'not installed'}"
+        f"device {device}; torch {torch.__version__} (CUDA {torch.version.cuda}), transformers "
+        f"{transformers.__version__}, trl {trl.__version__}, vllm {vllm or 'not installed'}"
     )
 
 
-def preflight(backends: list[str]) -> str | None:
-    """Why the GPU check cannot run here, or None."""
+def gpu_problem() -> str | None:
+    """Why no backend can run on a GPU here, or None."""
     import torch
 
-    unknown = sorted(set(backends) - {"vllm_colocate", "hf"})
-    if unknown:
-        return f"--backends: unknown {unknown}; choose from vllm_colocate, hf"
     if not torch.cuda.is_available():
         return "no CUDA GPU is visible: this check needs one (use --dry-run on a CPU machine)"
-    if "vllm_colocate" in backends and importlib.util.find_spec("vllm") is None:
-        return (
-            "vLLM is not installed: install the GPU extra (see docs/gpu.md), or run the HF path alone "
-            "with --backends hf"
-        )
     return None
 
 
+def vllm_problem() -> str | None:
+    """Why vLLM cannot run here (not installed, no GPU, driver too old for its CUDA build, or its
+    torch pin unmet), or None; the checks are `python -m mcsweep.gpu preflight`'s."""
+    import torch
+
+    from mcsweep.gpu.preflight import check_driver, check_vllm_pins, installed, nvidia_driver
+
+    if importlib.util.find_spec("vllm") is None:
+        return "vLLM is not installed (the [gpu] extra, docs/gpu.md)"
+    if not torch.cuda.is_available():
+        return "no CUDA GPU is visible"
+    failed = [c for c in check_vllm_pins(importlib.metadata.requires("vllm") or [], installed) if not c.ok]
+    driver = check_driver(nvidia_driver(), torch.version.cuda)
+    failed += [] if driver.ok else [driver]
+    return "; ".join(c.line() for c in failed) or None
+
+
 def child(args: argparse.Namespace) -> None:
-    result = run_backend(GPU_PLAN, Path(args.model_dir), Path(args.workdir), args.child)
+    plan = DRY_PLAN if args.dry_run else GPU_PLAN
+    result = run_backend(plan, Path(args.model_dir), Path(args.workdir), args.child)
     print(RESULT_TAG + json.dumps(result), flush=True)
 
 
-def run_isolated(backend: str, model_dir: Path, workdir: Path, timeout_s: int) -> dict:
-    """One backend in a fresh process, so GPU memory and vLLM's engine start from nothing."""
+def run_isolated(backend: str, model_dir: Path, workdir: Path, timeout_s: float, dry_run: bool) -> dict:
+    """One backend in a fresh process (GPU memory and vLLM's engine start from nothing). Its step
+    lines are printed as they come; a timeout or a failure becomes an `error` result."""
     cmd = [sys.executable, __file__, "--child", backend, "--model-dir", str(model_dir), "--workdir", str(workdir)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, cwd=ROOT)
-    found = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_TAG)]
+    proc = subprocess.Popen(
+        [*cmd, *(["--dry-run"] if dry_run else [])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,  # its own process group: a timeout kills the evaluator's workers too
+    )
+    tail: list[str] = []
+    reader = threading.Thread(target=_relay, args=(proc.stdout, tail), daemon=True)
+    reader.start()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        reader.join(10)
+        return {"rollout": backend, "error": f"timed out after {timeout_s:.0f} s (--timeout-s / --budget-s)"}
+    reader.join(10)
+    found = [line[line.find(RESULT_TAG) + len(RESULT_TAG) :] for line in tail if RESULT_TAG in line]
     if proc.returncode or not found:
-        tail = (proc.stdout + proc.stderr)[-4000:]
-        raise RuntimeError(f"backend {backend} failed (exit {proc.returncode}):\n{tail}")
-    return json.loads(found[-1][len(RESULT_TAG) :])
+        last = "".join(line for line in tail if RESULT_TAG not in line)[-3000:]
+        return {"rollout": backend, "error": f"exit {proc.returncode}:\n{last}"}
+    return json.loads(found[-1])
+
+
+def _relay(stream, tail: list[str]) -> None:
+    """Print a child's progress lines at once; keep its last lines for an error report."""
+    for line in stream:
+        at = line.find(PROGRESS_TAG)  # progress bars on stderr may share the line
+        if at >= 0:
+            print(line[at + len(PROGRESS_TAG) :], end="", flush=True)
+        tail.append(line)
+        del tail[:-200]
+
+
+def plan_backends(requested: list[str]) -> list[tuple[str, str | None]]:
+    """(backend, why it is skipped or None), HF first."""
+    order = sorted(requested, key=lambda b: b != "hf")
+    return [(b, vllm_problem() if b == "vllm_colocate" else None) for b in order]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dry-run", action="store_true", help="CPU, tiny shape, HF path, configs checked")
-    parser.add_argument("--backends", default="vllm_colocate,hf", help="comma-separated rollout configs")
-    parser.add_argument("--timeout-s", type=int, default=200, help="per backend")
+    parser.add_argument("--dry-run", action="store_true", help="CPU, tiny shape, same control flow, configs checked")
+    parser.add_argument("--backends", default="hf,vllm_colocate", help="comma-separated; hf always runs first")
+    parser.add_argument("--budget-s", type=float, default=480, help="for the whole check (model build included)")
+    parser.add_argument("--timeout-s", type=float, default=300, help="at most, per backend")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--model-dir", help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
@@ -345,24 +457,43 @@ def main() -> int:
     if args.child:
         child(args)
         return 0
-    backends = ["hf"] if args.dry_run else args.backends.split(",")
-    problem = None if args.dry_run else preflight(backends)
+    deadline = time.monotonic() + args.budget_s
+    requested = args.backends.split(",")
+    unknown = sorted(set(requested) - set(BACKENDS))
+    if unknown:
+        choices = ", ".join(BACKENDS)
+        print(f"device check cannot run: --backends: unknown {unknown}; choose from {choices}", file=sys.stderr)
+        return 2
+    problem = None if args.dry_run else gpu_problem()
     if problem:
         print(f"device check cannot run: {problem}", file=sys.stderr)
         return 2
     plan = DRY_PLAN if args.dry_run else GPU_PLAN
-    print(environment())
+    print(environment(), flush=True)
+    results = []
     with tempfile.TemporaryDirectory(prefix="mcsweep-device-") as tmp:
         workdir = Path(tmp)
-        print("\n".join(check_configs(workdir, ["vllm_colocate", "hf"] if args.dry_run else backends)))
-        print(f"plan: {plan}")
+        print("\n".join(check_configs(workdir, ["vllm_colocate", "hf"])), flush=True)
+        print(f"plan: {plan}; budget {args.budget_s:.0f} s, per backend at most {args.timeout_s:.0f} s", flush=True)
+        start = time.monotonic()
         model_dir = build_model_dir(plan, workdir / "model")
-        if args.dry_run:
-            results = [run_backend(plan, model_dir, workdir, "hf")]
-        else:
-            results = [run_isolated(b, model_dir, workdir, args.timeout_s) for b in backends]
-    print(report(results))
-    return 0
+        print(f"model built on the CPU and saved in {time.monotonic() - start:.1f} s", flush=True)
+        for backend, skip in plan_backends(requested):
+            left = deadline - time.monotonic()
+            if skip is None and left < MIN_BACKEND_S:
+                skip = f"{left:.0f} s of the budget left, a backend needs at least {MIN_BACKEND_S} s"
+            if skip:
+                results.append({"rollout": backend, "error": f"skipped: {skip}"})
+            else:
+                timeout = min(args.timeout_s, left)
+                results.append(run_isolated(backend, model_dir, workdir, timeout, args.dry_run))
+            print(report_one(results[-1]), flush=True)
+    if ratio(results):
+        print(ratio(results))
+    ran = [r for r in results if "error" not in r]
+    failed = [r for r in results if "error" in r and not r["error"].startswith("skipped")]
+    print(f"device check: {len(ran)} backend(s) measured, {len(failed)} failed or timed out", flush=True)
+    return 1 if failed or not ran else 0
 
 
 if __name__ == "__main__":

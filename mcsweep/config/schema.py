@@ -134,6 +134,9 @@ class ContextConfig:
     extend_to: int | None = None
     extend_at_step: int | None = None
     repeat_window: int = 8
+    # Longest prompt (chat-formatted, in tokens) a run sends; longer ones are dropped from the data.
+    # vLLM's context is this plus the longest completion, and the memory estimate counts it.
+    max_prompt_length: int = 2048
 
     def __post_init__(self) -> None:
         check(
@@ -157,6 +160,11 @@ class ContextConfig:
                 "context.extend_to",
                 f"must exceed max_completion_length ({self.max_completion_length})",
             )
+        check(
+            self.max_prompt_length >= 8,
+            "context.max_prompt_length",
+            f"must be >= 8 (got {self.max_prompt_length})",
+        )
         check(
             0 < self.repeat_window < self.max_completion_length,
             "context.repeat_window",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from mcsweep.config.schema import ConfigError, RunConfig
+from mcsweep.config.schema import ConfigError, RunConfig, check
 
 # Top-level keys that belong to Hydra, sweepers or the git-ignored site config, not to the run.
 NON_RUN_KEYS = ("hydra", "optimized_metric", "dry_run", "local")
@@ -18,7 +18,20 @@ def validate_config(cfg: DictConfig) -> RunConfig:
         plain.pop(key, None)
     try:
         merged = OmegaConf.merge(OmegaConf.structured(RunConfig), plain)
-        return OmegaConf.to_object(merged)
+        run = OmegaConf.to_object(merged)
     except OmegaConfBaseException as err:
         key = getattr(err, "full_key", None) or "config"
         raise ConfigError(f"{key}: {err.msg if hasattr(err, 'msg') else err}") from None
+    check_schedule(run)
+    return run
+
+
+def check_schedule(cfg: RunConfig) -> None:
+    """A context extension that never fires within `train.steps` is a run that silently tests
+    nothing (the late extension at step 520 of a 300-step paper run)."""
+    at = cfg.context.extend_at_step
+    check(
+        at is None or at < cfg.train.steps,
+        "context.extend_at_step",
+        f"extension at step {at} never happens: train.steps={cfg.train.steps} (raise train.steps or extend earlier)",
+    )

@@ -1,8 +1,12 @@
-"""`python -m mcsweep.gpu estimate|layout [options] -- [hydra overrides]`: check or lay out a GPU run.
+"""`python -m mcsweep.gpu preflight|estimate|layout|host-ip [options] -- [hydra overrides]`: check or lay out a GPU run.
 
+`preflight` checks the node: driver against torch's CUDA, GPUs and their architecture, and the
+installed libraries against mcsweep's pins (and vLLM's); it exits 1 naming what fails.
 `estimate` prints the memory estimate and exits 1 when the config cannot fit, so a job script can
 stop before it asks SLURM for nodes. `layout` prints the vLLM server and trainer commands (one per
-line with `--print all`, or only one of them), which is what the sbatch script runs.
+line with `--print all`, or only one of them, or the server's port), which is what the sbatch
+script runs. `host-ip PEER` prints this node's address on its route to PEER (the trainer's
+$VLLM_HOST_IP for weight syncs).
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ from pathlib import Path
 
 from mcsweep.config.schema import RunConfig
 from mcsweep.gpu.batching import batch_layout
-from mcsweep.gpu.layout import ServerLayout, max_model_len, serve_command, train_command
+from mcsweep.gpu.layout import ServerLayout, serve_command, train_command
 from mcsweep.gpu.memory import STRATEGIES, check_fits
+from mcsweep.gpu.network import source_ip
+from mcsweep.gpu.preflight import preflight
 
 CONF = str(Path(__file__).resolve().parents[2] / "conf")
 
@@ -44,9 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     lay.add_argument("--vllm-gpus", type=int, default=4, help="vLLM GPUs on a single node")
     lay.add_argument("--tensor-parallel", type=int, default=1)
     lay.add_argument("--strategy", default="zero3", help="a conf/accelerate/<name>.yaml")
-    lay.add_argument("--print", dest="what", choices=("all", "vllm", "train"), default="all")
+    lay.add_argument("--print", dest="what", choices=("all", "vllm", "train", "port"), default="all")
+    pre = sub.add_parser("preflight", help="driver, CUDA, GPUs and library versions on this node")
+    pre.add_argument("--hf-only", action="store_true", help="rollout=hf only: vLLM and DeepSpeed not needed")
+    ip = sub.add_parser("host-ip", help="this node's address on the route to the vLLM host")
+    ip.add_argument("peer", help="the vLLM server's host name or address")
     for p in (est, lay):
-        p.add_argument("--prompt-tokens", type=int, default=1024, help="longest prompt, in tokens")
         p.add_argument("overrides", nargs="*", help="Hydra overrides, as for python -m mcsweep")
     return parser
 
@@ -59,7 +68,6 @@ def _estimate(args: argparse.Namespace) -> int:
         args.gpu_mem_gib,
         strategy=args.strategy,
         micro_batch=args.micro_batch,
-        prompt_tokens=args.prompt_tokens,
         gradient_checkpointing=args.gradient_checkpointing,
     )
     print(estimate.summary())
@@ -78,8 +86,11 @@ def _layout(args: argparse.Namespace) -> int:
         batch_layout(cfg.batch, layout.train_processes, getattr(cfg.train, "micro_batch", None))
     except ValueError as err:
         raise SystemExit(f"layout: {layout.train_processes} trainer GPUs: {err}") from None
+    if args.what == "port":
+        print(cfg.rollout.server_port)
+        return 0
     if args.what in ("all", "vllm"):
-        print(serve_command(cfg, layout, max_model_len(cfg, args.prompt_tokens)))
+        print(serve_command(cfg, layout))
     if args.what in ("all", "train"):
         print(train_command(layout, args.overrides))
     return 0
@@ -87,6 +98,14 @@ def _layout(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "preflight":
+        return preflight(with_vllm=not args.hf_only)
+    if args.command == "host-ip":
+        try:
+            print(source_ip(args.peer))
+        except ValueError as err:
+            raise SystemExit(f"host-ip: {err}") from None
+        return 0
     return _estimate(args) if args.command == "estimate" else _layout(args)
 
 

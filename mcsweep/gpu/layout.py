@@ -58,7 +58,13 @@ def _devices(first: int, count: int) -> str:
     return ",".join(str(i) for i in range(first, first + count))
 
 
-def serve_command(cfg: RunConfig, layout: ServerLayout, max_model_len: int) -> str:
+def serve_dtype(cfg: RunConfig) -> str:
+    """vLLM serves in half precision: the model config's float32 is the trainer's master copy, and in
+    float32 vLLM loses its FlashAttention backend and needs twice the memory. Weight syncs cast."""
+    return "float16" if cfg.model.dtype == "float16" else "bfloat16"
+
+
+def serve_command(cfg: RunConfig, layout: ServerLayout) -> str:
     """`trl vllm-serve` for the run's model, on the server's GPUs."""
     r = cfg.rollout
     args = [
@@ -77,9 +83,9 @@ def serve_command(cfg: RunConfig, layout: ServerLayout, max_model_len: int) -> s
         "--gpu_memory_utilization",
         str(r.gpu_memory_utilization),
         "--max_model_len",
-        str(max_model_len),
+        str(max_model_len(cfg)),
         "--dtype",
-        cfg.model.dtype,
+        serve_dtype(cfg),
     ]
     prefix = f"CUDA_VISIBLE_DEVICES={_devices(0, layout.vllm_gpus)} " if layout.nodes == 1 else ""
     return prefix + shlex.join(args)
@@ -107,6 +113,8 @@ def train_command(layout: ServerLayout, overrides: list[str]) -> str:
     return 'MCSWEEP_VLLM_HOST="$VLLM_HOST" ' + shlex.join(launch) + ranks + shlex.join(run)
 
 
-def max_model_len(cfg: RunConfig, prompt_tokens: int) -> int:
-    """The server must hold the longest prompt plus the longest completion the run will ask for."""
-    return prompt_tokens + max(cfg.context.max_completion_length, cfg.context.extend_to or 0)
+def max_model_len(cfg: RunConfig) -> int:
+    """vLLM must hold the longest prompt plus the longest completion the run will ask for (it
+    answers HTTP 400 to a prompt longer than max_model_len - max_tokens): `context.max_prompt_length`,
+    which the data also enforces, plus the completion after any extension."""
+    return cfg.context.max_prompt_length + max(cfg.context.max_completion_length, cfg.context.extend_to or 0)

@@ -243,7 +243,7 @@ def check_fits(
     *,
     strategy: str | None = None,
     micro_batch: int | None = None,
-    prompt_tokens: int = 1024,
+    prompt_tokens: int | None = None,
     gradient_checkpointing: bool | None = None,
 ) -> Estimate:
     """Estimate one training GPU's memory for `cfg` on `gpus` GPUs of `gpu_mem_gib` each.
@@ -253,7 +253,8 @@ def check_fits(
     `train.gradient_checkpointing` where the schema has them, else to an update's sequences
     (mini_batch x group_size) split over the GPUs and no checkpointing (`batching.batch_layout`).
     A micro-batch that does not split an update evenly is reported in `warning`. Sequences are
-    `prompt_tokens` + the longest completion the run allows (after any context extension).
+    `prompt_tokens` (default: the run's `context.max_prompt_length`) + the longest completion the
+    run allows (after any context extension).
     """
     strategy = strategy or ("none" if gpus == 1 else "zero3")
     if strategy not in STRATEGIES:
@@ -265,7 +266,8 @@ def check_fits(
     if gradient_checkpointing is None:
         gradient_checkpointing = bool(getattr(cfg.train, "gradient_checkpointing", False))
     shape, dtype_bytes = model_shape(cfg), DTYPE_BYTES[cfg.model.dtype]
-    seq_len = prompt_tokens + max(cfg.context.max_completion_length, cfg.context.extend_to or 0)
+    completion = max(cfg.context.max_completion_length, cfg.context.extend_to or 0)
+    seq_len = (prompt_tokens or cfg.context.max_prompt_length) + completion
     activations = micro_batch * seq_len * shape.activation_bytes_per_token(ACTIVATION_BYTES, gradient_checkpointing)
     gpu_bytes = int(gpu_mem_gib * GIB)
     r = cfg.rollout

@@ -65,6 +65,28 @@ def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
     return _load(source, cfg.test_set, cfg.test_path or cfg.path, cfg.n_test, world)
 
 
+def prompt_length(problem: dict, tokenizer, chat_template_kwargs: dict | None = None) -> int:
+    """Tokens of the problem's chat-formatted prompt, as the trainer sends it."""
+    kwargs = chat_template_kwargs or {}
+    messages = prompt_messages(problem)
+    encoded = tokenizer.apply_chat_template(messages, add_generation_prompt=True, return_dict=True, **kwargs)
+    return len(encoded["input_ids"])
+
+
+def fitting_prompts(
+    problems: list[dict], tokenizer, max_prompt_length: int, chat_template_kwargs: dict | None = None
+) -> tuple[list[dict], list[str]]:
+    """(the problems whose prompt fits `max_prompt_length` tokens, the ids of those dropped).
+
+    TRL 1.16 sends prompts whole, and vLLM answers HTTP 400 to a prompt longer than its
+    max_model_len less the completion budget; so a prompt that does not fit is never sent."""
+    kept, dropped = [], []
+    for problem in problems:
+        fits = prompt_length(problem, tokenizer, chat_template_kwargs) <= max_prompt_length
+        (kept if fits else dropped).append(problem if fits else problem["id"])
+    return kept, dropped
+
+
 def prompt_dataset(problems: list[dict]) -> Dataset:
     """Columns TRL needs (prompt) plus what the reward reads (input_output, problem_id)."""
     return Dataset.from_list(

@@ -26,7 +26,7 @@ from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
 from mcsweep.train import tracking
-from mcsweep.train.data import prompt_dataset, test_problems, train_problems
+from mcsweep.train.data import DataError, fitting_prompts, prompt_dataset, test_problems, train_problems
 from mcsweep.train.evaluation import EvalSettings, sample_completions
 from mcsweep.train.reward import ExecutionReward
 from mcsweep.train.run_store import RunStore
@@ -34,9 +34,6 @@ from mcsweep.train.tracking import axis_options, start_wandb
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
 
 log = logging.getLogger(__name__)
-
-# Room for the longest prompt in vLLM's context (LiveCodeBench statements with starter code fit).
-PROMPT_TOKENS = 2048
 
 
 def policy_spec(cfg: RunConfig) -> PolicySpec:
@@ -144,7 +141,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         vllm_mode=r.vllm_mode,
         vllm_gpu_memory_utilization=r.gpu_memory_utilization,
         vllm_server_host=os.environ.get("MCSWEEP_VLLM_HOST", r.server_host),
-        vllm_max_model_length=max_model_len(cfg, PROMPT_TOKENS) if r.backend == "vllm" else None,
+        vllm_max_model_length=max_model_len(cfg) if r.backend == "vllm" else None,
         vllm_server_port=r.server_port,
         vllm_tensor_parallel_size=r.tensor_parallel_size,
     )
@@ -182,8 +179,26 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     return chosen
 
 
-def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec):
-    train = train_problems(cfg.data, world)
+def fitting_problems(cfg: RunConfig, store: RunStore, tokenizer, world: WorldSpec) -> tuple[list[dict], list[dict]]:
+    """Training and test problems whose prompts fit `context.max_prompt_length`; the dropped ones are
+    logged and counted in the run card (`prompt_filter`), never sent."""
+    limit, kwargs = cfg.context.max_prompt_length, dict(cfg.model.chat_template_kwargs)
+    report, splits = {"max_prompt_length": limit}, {}
+    for split, problems in (("train", train_problems(cfg.data, world)), ("test", test_problems(cfg.data, world))):
+        splits[split], dropped = fitting_prompts(problems, tokenizer, limit, kwargs)
+        report[split] = {"kept": len(splits[split]), "dropped": len(dropped), "dropped_ids": dropped}
+        if dropped:
+            log.warning("%s: dropped %d of %d prompts longer than %d tokens", split, len(dropped), len(problems), limit)
+        if not splits[split]:
+            raise DataError(f"context.max_prompt_length={limit}: no {split} prompt fits")
+    store.update_card(prompt_filter=report)
+    return splits["train"], splits["test"]
+
+
+def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec, args=None):
+    """The trainer with mcsweep's callbacks; `args` (default: `grpo_args`) is the GRPOConfig that
+    `train` builds before it loads the model (see there)."""
+    train, test = fitting_problems(cfg, store, tokenizer, world)
     reward = ExecutionReward(evaluator)
     mask = MaskSettings(
         cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect, cfg.context.repeat_window, cfg.seed
@@ -191,7 +206,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     trainer = MicroCoderGRPOTrainer(
         model=model,
         reward_funcs=reward_funcs(cfg, reward),
-        args=grpo_args(cfg, store, cfg.temperature.value),
+        args=args or grpo_args(cfg, store, cfg.temperature.value),
         train_dataset=prompt_dataset(train),
         processing_class=tokenizer,
         reward=reward,
@@ -209,9 +224,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     for callback in (
         cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),
         cb.PhaseTimer(),
-        cb.EvalCallback(
-            store, test_problems(cfg.data, world), evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start
-        ),
+        cb.EvalCallback(store, test, evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start),
         cb.RunStoreCallback(store, cfg.train.completions_every),
     ):
         trainer.add_callback(callback.bind(trainer))
@@ -289,8 +302,11 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     )
     evaluator = make_evaluator(cfg, shadow=True)
     try:
+        # The trainer config before the model: under `accelerate launch` with ZeRO-3 it registers the
+        # DeepSpeed config that from_pretrained reads to build the model sharded (zero3_init_flag).
+        args = grpo_args(cfg, store, cfg.temperature.value)
         model, tokenizer = load_policy(cfg)
-        trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
+        trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world, args)
         trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
     except BaseException:
         store.update_card(status="failed", finished=time.strftime("%Y-%m-%dT%H:%M:%S"))

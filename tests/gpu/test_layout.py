@@ -1,7 +1,9 @@
 """The vLLM server-mode layout: GPU split, rendered commands, and the sbatch script that runs them.
 
-The sbatch script runs for real here; only the cluster's own programs (scontrol, srun, curl) and
-the GPU programs (trl vllm-serve, accelerate launch) are stand-ins that record their arguments.
+The sbatch script runs for real here, outside SLURM: the three-node layout needs three nodes, so
+there the cluster's own programs (scontrol, srun, curl) and the GPU programs (trl vllm-serve,
+accelerate launch) are stand-ins that record their arguments. The one-node job runs under the real
+local SLURM in tests/launch/test_vllm_server_sbatch.py.
 """
 
 from __future__ import annotations
@@ -29,15 +31,24 @@ SMALL = [
     "train.gradient_checkpointing=false",
 ]
 # Fits 80 GiB trainer GPUs: 32 sequences an update, 2048 tokens each.
-FITS = [*SMALL, "batch.train_batch=8", "batch.mini_batch=4", "context.max_completion_length=1024"]
+FITS = [
+    *SMALL,
+    "batch.train_batch=8",
+    "batch.mini_batch=4",
+    "context.max_completion_length=1024",
+    "context.max_prompt_length=1024",
+]
 
 
 def test_one_node_splits_the_gpus():
     layout = ServerLayout(nodes=1, gpus_per_node=8, vllm_gpus=2, tensor_parallel=1, strategy="zero3")
     cfg = compose_run_config([*SMALL, "rollout=vllm_server"])
-    serve = serve_command(cfg, layout, 5120)
+    serve = serve_command(cfg, layout)
     assert serve.startswith("CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model Qwen/Qwen3-1.7B")
-    assert "--data_parallel_size 2" in serve and "--max_model_len 5120" in serve and "--port 8000" in serve
+    assert "--data_parallel_size 2" in serve and "--port 8000" in serve
+    # the one prompt budget (context.max_prompt_length, 2048 at paper scale) + the 4K completion
+    assert "--max_model_len 6144" in serve
+    assert "--dtype bfloat16" in serve and "float32" not in serve  # the model config's dtype is float32
     train = train_command(layout, SMALL)
     assert train.startswith("CUDA_VISIBLE_DEVICES=2,3,4,5,6,7 accelerate launch --config_file ")
     assert "zero3.yaml --num_processes 6 --num_machines 1 -m mcsweep scale=paper" in train
@@ -48,7 +59,7 @@ def test_several_nodes_give_the_last_to_vllm():
     layout = ServerLayout(nodes=3, gpus_per_node=8, tensor_parallel=2, strategy="fsdp")
     assert (layout.train_machines, layout.train_processes, layout.serve_gpus) == (2, 16, 8)
     cfg = compose_run_config(["scale=paper", "model=ds_8b", "rollout=vllm_server"])
-    serve = serve_command(cfg, layout, 9216)
+    serve = serve_command(cfg, layout)
     assert "CUDA_VISIBLE_DEVICES" not in serve and "--tensor_parallel_size 2 --data_parallel_size 4" in serve
     train = train_command(layout, ["model=ds_8b"])
     assert train.startswith('MCSWEEP_VLLM_HOST="$VLLM_HOST" accelerate launch')
@@ -100,13 +111,17 @@ def _stub(bin_dir: Path, name: str, body: str) -> None:
 def run_sbatch(tmp_path: Path, nodes: int, env: dict[str, str], overrides: list[str]) -> tuple[int, str, str]:
     bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
     bin_dir.mkdir()
-    record = f'echo "$(basename "$0") VLLM_HOST=${{MCSWEEP_VLLM_HOST:-}} CUDA=${{CUDA_VISIBLE_DEVICES:-}} $*" >> {log}'
+    record = (
+        f'echo "$(basename "$0") VLLM_HOST=${{MCSWEEP_VLLM_HOST:-}} VLLM_HOST_IP=${{VLLM_HOST_IP:-}} '
+        f'CUDA=${{CUDA_VISIBLE_DEVICES:-}} $*" >> {log}'
+    )
     _stub(bin_dir, "trl", record)
     _stub(bin_dir, "accelerate", record)
     # curl: healthy once the (stand-in) server has started
     healthy = f'grep -q "^trl " {log} 2>/dev/null && exit 0'
     _stub(bin_dir, "curl", f"for _ in $(seq 100); do {healthy}; sleep 0.1; done\nexit 7")
-    _stub(bin_dir, "scontrol", "for i in $(seq 1 $SLURM_NNODES); do echo gpu-node$i; done")
+    # node names that resolve here (the trainer looks up its route to the vLLM host)
+    _stub(bin_dir, "scontrol", "for i in $(seq 1 $SLURM_NNODES); do echo 127.0.0.$i; done")
     # srun: drop its options, run the command as task 0 of the step
     _stub(bin_dir, "srun", f'{record}\nwhile [ "$1" != bash ]; do shift; done\nSLURM_PROCID=0 exec "$@"')
     full_env = {
@@ -114,6 +129,8 @@ def run_sbatch(tmp_path: Path, nodes: int, env: dict[str, str], overrides: list[
         "PATH": f"{bin_dir}:{os.environ['PATH']}",
         "SLURM_NNODES": str(nodes),
         "SLURM_JOB_NODELIST": "gpu-node[1-3]",
+        "SLURM_CPUS_PER_TASK": "2",
+        "HEALTH_POLL_S": "1",
         "SLURM_SUBMIT_DIR": str(ROOT),
         "PYTHON": sys.executable,
         **env,
@@ -122,27 +139,19 @@ def run_sbatch(tmp_path: Path, nodes: int, env: dict[str, str], overrides: list[
     return proc.returncode, proc.stdout + proc.stderr, log.read_text() if log.exists() else ""
 
 
-def test_sbatch_one_node(tmp_path):
-    rc, out, calls = run_sbatch(tmp_path, 1, {"GPU_MEM_GIB": "80"}, FITS)
-    assert rc == 0, out
-    serve = next(line for line in calls.splitlines() if line.startswith("trl "))
-    train = next(line for line in calls.splitlines() if line.startswith("accelerate "))
-    assert "CUDA=0,1,2,3 vllm-serve --model Qwen/Qwen3-1.7B" in serve and "--data_parallel_size 4" in serve
-    assert "CUDA=4,5,6,7 launch" in train and "--num_processes 4" in train
-    assert train.endswith("-m mcsweep " + " ".join(FITS) + " rollout=vllm_server")
-
-
 def test_sbatch_three_nodes(tmp_path):
     rc, out, calls = run_sbatch(tmp_path, 3, {"TP": "2"}, FITS)
     assert rc == 0, out
     lines = calls.splitlines()
-    assert any(line.startswith("srun ") and "--nodelist=gpu-node3" in line for line in lines)
-    assert any(line.startswith("srun ") and "--nodes=2" in line and "--exclude=gpu-node3" in line for line in lines)
+    steps = [line for line in lines if line.startswith("srun ")]
+    assert len(steps) == 2 and all("--kill-on-bad-exit=1" in s and "--cpus-per-task=2" in s for s in steps)
+    assert "--nodelist=127.0.0.3" in steps[0]
+    assert "--nodes=2" in steps[1] and "--exclude=127.0.0.3" in steps[1]
     serve = next(line for line in lines if line.startswith("trl "))
-    assert "--tensor_parallel_size 2 --data_parallel_size 4" in serve
+    assert "--tensor_parallel_size 2 --data_parallel_size 4" in serve and "--dtype bfloat16" in serve
     train = next(line for line in lines if line.startswith("accelerate "))
-    assert "VLLM_HOST=gpu-node3" in train and "--num_processes 16 --num_machines 2" in train
-    assert "--machine_rank 0 --main_process_ip gpu-node1" in train
+    assert "VLLM_HOST=127.0.0.3 VLLM_HOST_IP=127.0.0.1" in train and "--num_processes 16 --num_machines 2" in train
+    assert "--machine_rank 0 --main_process_ip 127.0.0.1" in train
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,9 @@ def run_config(**kw) -> RunConfig:
     """Qwen3-1.7B bf16, one micro-batch of 1 x (1024 prompt + 3072 completion) = 4096 tokens."""
     return RunConfig(
         model=ModelConfig(name="qwen3_1.7b", kind="hf", path="Qwen/Qwen3-1.7B", dtype="bfloat16"),
-        context=ContextConfig(max_completion_length=3072, eval_lengths=[3072], repeat_window=128),
+        context=ContextConfig(
+            max_completion_length=3072, eval_lengths=[3072], repeat_window=128, max_prompt_length=1024
+        ),
         batch=BatchConfig(train_batch=64, mini_batch=16, group_size=8),
         rollout=kw.pop("rollout", RolloutConfig()),
         kl_clip=kw.pop("kl_clip", KLClipConfig()),

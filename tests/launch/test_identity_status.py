@@ -122,3 +122,70 @@ def test_unreadable_card_names_the_file(tmp_path: Path, card: str) -> None:
     (tmp_path / "run_card.json").write_text(card)
     with pytest.raises(RunStoreError, match=r"run_card\.json"):
         run_status(tmp_path)
+
+
+# --- The declared execution-only keys, against the real composed configs (issue 12) ---
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+PAPER = ["scale=paper", "rollout=vllm_server", "model=qwen3_4b_instruct_2507"]
+# A different value of the right type for each execution-only key inside a group.
+EXECUTION_CHANGES = {
+    "rollout.server_host": "node-17.cluster",
+    "rollout.server_port": 8123,
+    "rollout.gpu_memory_utilization": 0.5,
+    "rollout.tensor_parallel_size": 2,
+    "evaluator.workers": 32,
+    "train.micro_batch": 4,
+    "train.gradient_checkpointing": False,
+    "model.attn_implementation": "flash_attention_2",
+}
+# One other option of every analysis axis (and the two top-level knobs that are not groups).
+AXIS_CHANGES = [
+    "evaluator=livecodebench",
+    "temperature=fixed_0.6",
+    "data=easy",
+    "context=short_to_long",
+    "masking=none",
+    "batch=large",
+    "kl_clip=kl",
+    "seed=1",
+    "train.steps=301",
+]
+
+
+def _composed(overrides: list[str]):
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(str(CONF), version_base="1.3"):
+        return compose("config", overrides=overrides)
+
+
+def test_the_declared_list_is_the_changes_tested_here() -> None:
+    from mcsweep.launch.identity import EXCLUDED_KEYS
+
+    assert {k for k in EXCLUDED_KEYS if "." in k} == set(EXECUTION_CHANGES)
+
+
+@pytest.mark.parametrize("key", sorted(EXECUTION_CHANGES))
+def test_execution_only_keys_keep_the_id(key: str) -> None:
+    base = _composed(PAPER)
+    assert OmegaConf.select(base, key) != EXECUTION_CHANGES[key], f"pick another test value for {key}"
+    assert run_id(_composed([*PAPER, f"{key}={EXECUTION_CHANGES[key]}"])) == run_id(base)
+
+
+@pytest.mark.parametrize("change", AXIS_CHANGES)
+def test_every_axis_changes_the_id(change: str) -> None:
+    base = _composed(PAPER)
+    changed = _composed([*PAPER, change])
+    assert OmegaConf.to_yaml(changed) != OmegaConf.to_yaml(base), f"{change} is the default"
+    assert run_id(changed) != run_id(base)
+
+
+def test_the_vllm_host_variable_is_not_hashed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A requeued job whose server lands on another node must find its own run folder."""
+    monkeypatch.setenv("MCSWEEP_VLLM_HOST", "node-01")
+    first = _composed(PAPER)
+    monkeypatch.setenv("MCSWEEP_VLLM_HOST", "node-02")
+    second = _composed(PAPER)
+    assert run_id(first) == run_id(second)
+    assert "node-0" not in OmegaConf.to_yaml(second, resolve=True)
