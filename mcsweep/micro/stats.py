@@ -174,11 +174,11 @@ def data_stats(spec: WorldSpec, tokenizer, n_sft: int, lengths: Sequence[int], e
     }
 
 
-def set_stats(spec: WorldSpec, names: Sequence[str], n: int) -> dict:
-    """Difficulty and answer-type mix of each named set (the data axis's easy vs hard)."""
+def set_stats(spec: WorldSpec, names: Sequence[str]) -> dict:
+    """Difficulty and answer-type mix of each named set, whole (the data axis's easy vs hard)."""
     out = {}
     for name in names:
-        problems = problem_set(name, spec, n)
+        problems = problem_set(name, spec)
         out[name] = {
             "n": len(problems),
             **{level: sum(p["difficulty"] == level for p in problems) / len(problems) for level in DIFFICULTIES},
@@ -222,7 +222,7 @@ def measure_all(args) -> dict:
         "train_temperature": cfg.temperature.value,
         "eval_temperature": cfg.train.eval_temperature,
         "group_size": cfg.batch.group_size,
-        "sets": set_stats(spec.world, ("sft", "easy", "hard", "test"), args.n_set * 4),
+        "sets": set_stats(spec.world, ("sft", "easy", "hard", "test")),
     }
     model, tokenizer = (None, build_tokenizer(spec)) if args.data_only else load_policy(cfg)
     with evaluator() as ev:
