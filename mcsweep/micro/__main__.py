@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -44,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.time()
     result = stats.measure_all(args)
     result["seconds"] = round(time.time() - start)
+    result["argv"] = list(sys.argv[1:] if argv is None else argv)
     text = datasheet.render(result)
     print(text)
     if args.out:

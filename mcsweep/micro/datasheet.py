@@ -75,7 +75,9 @@ def _data(r: dict) -> list[str]:
     lines = [
         f"Warm-start completions graded against their problems' hidden tests ({d['n']} SFT problems): "
         f"robust judge accepts {_pct(d['robust_correct'])}; the strict judge rejects "
-        f"{_pct(d['strict_rejection']['all'])} of those.",
+        f"{_pct(d['strict_rejection']['all'])} of those. By answer type/format: "
+        + ", ".join(f"{k} {_pct(v)}" for k, v in d["strict_rejection"].items() if k not in ("all", "n_correct"))
+        + ".",
         "",
         "| difficulty | mean tokens | p50 | p90 | " + " | ".join(f"> {L}" for L in r["lengths"]) + " |",
         "|---" * (4 + len(r["lengths"])) + "|",
@@ -140,7 +142,7 @@ def render(r: dict) -> str:
     """The datasheet as markdown: the design, then each mechanism's numbers."""
     head = (
         f"## Measured: world {r['world_version']}, policy `{r['policy_key']}`\n\n"
-        f"`python -m mcsweep.micro stats {' '.join(r['overrides'])}` ({r['seconds']} s). Lengths: "
+        f"`python -m mcsweep.micro {' '.join(r['argv'])}` ({r['seconds']} s). Lengths: "
         f"{r['lengths']} (training {r['train_length']}); training temperature {r['train_temperature']}."
     )
     sections = [("Problem sets", _sets(r)), ("Warm-start data", _data(r))]
