@@ -146,7 +146,10 @@ def test_world_1_completions_never_split_the_judges(judge):
 
 def test_run_config_selects_the_world_version():
     from mcsweep.gpu.__main__ import compose_run_config
+    from mcsweep.gpu.memory import model_shape
     from mcsweep.train.run import policy_spec
 
     assert policy_spec(compose_run_config([])).world == V1
-    assert policy_spec(compose_run_config(["+model.micro.world_version=2"])).world == V2
+    cfg = compose_run_config(["+model.micro.world_version=2"])
+    assert policy_spec(cfg).world == V2
+    assert model_shape(cfg).hidden_size == PolicySpec.hidden_size  # the GPU estimate reads the same key
