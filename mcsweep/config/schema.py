@@ -267,7 +267,7 @@ class ModelConfig:
         check(self.kind in ("micro", "hf"), "model.kind", f"unknown {self.kind!r}; one of micro, hf")
         check(self.kind == "micro" or bool(self.path), "model.path", "required for kind hf")
         check(self.dtype in ("float32", "bfloat16", "float16"), "model.dtype", f"unknown dtype {self.dtype!r}")
-        known = {f.name for f in fields(PolicySpec)} | {"world_seed"}
+        known = {f.name for f in fields(PolicySpec)} | {"world_seed", "world_version"}
         for key in self.micro:
             check(key in known, f"model.micro.{key}", f"unknown micro policy setting; one of {sorted(known)}")
         batch = self.micro.get("sft_batch", PolicySpec.sft_batch)

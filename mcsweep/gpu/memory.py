@@ -121,7 +121,7 @@ def model_shape(cfg: RunConfig) -> ModelShape:
     if cfg.model.kind == "micro":
         from mcsweep.micro.policy import PolicySpec
 
-        spec = PolicySpec(**{k: v for k, v in cfg.model.micro.items() if k != "world_seed"})
+        spec = PolicySpec(**{k: v for k, v in cfg.model.micro.items() if k not in ("world_seed", "world_version")})
         return ModelShape(
             spec.vocab_size,
             spec.hidden_size,

@@ -8,8 +8,9 @@ the temperature axis). Types: "L" is a list of ints, "I" is an int.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -274,11 +275,20 @@ OPS: dict[str, Op] = {op.name: op for op in [*_LIST_OPS, *_REDUCE_OPS, *_INT_OPS
 assert len(OPS) == 25, "the micro world is specified with 25 ops"
 
 
-def can_follow(prev: Op | None, nxt: Op) -> bool:
+class Typed(Protocol):
+    """What chaining needs of an op (an `Op`, or a world-2 answer op)."""
+
+    @property
+    def in_type(self) -> str: ...
+    @property
+    def out_type(self) -> str: ...
+
+
+def can_follow(prev: Typed | None, nxt: Typed) -> bool:
     """Chains start from a list and must type-check from one op to the next."""
     return nxt.in_type == ("L" if prev is None else prev.out_type)
 
 
-def adjacent_pairs() -> list[tuple[str, str]]:
+def adjacent_pairs(ops: Mapping[str, Typed] = OPS) -> list[tuple[str, str]]:
     """Every type-correct ordered pair of distinct ops, in a stable order."""
-    return [(a.name, b.name) for a in OPS.values() for b in OPS.values() if a is not b and can_follow(a, b)]
+    return [(a, b) for a, x in ops.items() for b, y in ops.items() if x is not y and can_follow(x, y)]

@@ -55,7 +55,10 @@ class PolicySpec:
 
     def key(self) -> str:
         """Hash of the settings and of the SFT data itself, so a changed generator rebuilds."""
-        blob = json.dumps({"v": BUILD_VERSION, "data": _data_digest(self), **dataclasses.asdict(self)}, sort_keys=True)
+        settings = dataclasses.asdict(self)
+        if self.world.version == 1:  # world 1's keys predate world versions; keep its cached policies
+            del settings["world"]["version"]
+        blob = json.dumps({"v": BUILD_VERSION, "data": _data_digest(self), **settings}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 

@@ -1,11 +1,17 @@
 """Seeded generator of micro-world programming problems in both LiveCodeBench formats.
 
 A problem is a chain of 1-3 typed ops (difficulty = chain length). Train and test are disjoint by
-construction in their signatures (chain, constants, format): a fraction of the adjacent op pairs is
-held out, every chain that contains a held-out pair belongs to the test side, and single-op chains
-are routed by a hash of their signature. Known limit: that hash includes the format, so a single-op
-task can be a training problem in one format and a test problem in the other. The same settings
-and seed always give the same problems.
+construction in their signatures: a fraction of the adjacent op pairs is held out, every chain that
+contains a held-out pair belongs to the test side, and single-op chains are routed by a hash.
+
+Two versions, selected by `WorldSpec.version` (the same settings and seed always give the same
+problems):
+- 1 (the default): the world the first runs used, kept byte for byte. Known leak: the single-op hash
+  includes the format, so a single-op task can be a training problem in one format and a test
+  problem in the other.
+- 2: chains may end in an answer op whose correct answers have variant forms (see `answers`), list
+  outputs have variant forms too, and the split is decided by the chain without its format, so a
+  task is on one side only (no format leak; the same holds for the SFT/RL buckets).
 """
 
 from __future__ import annotations
@@ -14,12 +20,18 @@ import hashlib
 import itertools
 import json
 import random
+from collections import Counter
 from dataclasses import dataclass
 
+from mcsweep.micro import answers
+from mcsweep.micro.answers import ANSWER_OPS, AnswerOp, Form
 from mcsweep.micro.ops import OPS, Op, adjacent_pairs, can_follow
 
 DIFFICULTIES = ("easy", "medium", "hard")
 FORMATS = ("stdin", "call")
+VERSIONS = (1, 2)
+ALL_OPS: dict[str, Op | AnswerOp] = {**OPS, **ANSWER_OPS}  # world 1 uses only OPS
+ANSWER_OP_FRAC = 0.3  # world 2: share of chains that end in an answer op (see `answers`)
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,11 @@ class WorldSpec:
     test_single_frac: float = 0.2
     n_hidden_tests: int = 6
     n_public_tests: int = 2
+    version: int = 1
+
+    def __post_init__(self) -> None:
+        if self.version not in VERSIONS:
+            raise ValueError(f"unknown micro world version {self.version!r}; one of {VERSIONS}")
 
 
 @dataclass(frozen=True)
@@ -45,20 +62,30 @@ def _stable_hash(text: str) -> float:
 
 
 def held_out_pairs(spec: WorldSpec) -> frozenset[tuple[str, str]]:
-    pairs = adjacent_pairs()
+    pairs = adjacent_pairs() if spec.version == 1 else adjacent_pairs(ALL_OPS)
     rng = random.Random(f"pairs-{spec.seed}")
     return frozenset(rng.sample(pairs, round(len(pairs) * spec.holdout_pair_frac)))
 
 
+def chain_signature(chain: list[Step]) -> str:
+    """The task without its I/O format: what must not be on both sides of the split."""
+    return "|".join(f"{s.op}{'' if s.k is None else s.k}" for s in chain)
+
+
 def signature(chain: list[Step], fmt: str) -> str:
-    return fmt + ":" + "|".join(f"{s.op}{'' if s.k is None else s.k}" for s in chain)
+    return fmt + ":" + chain_signature(chain)
+
+
+def _split_key(chain: list[Step], fmt: str, spec: WorldSpec) -> str:
+    """What the split hashes: world 1 keeps its format-dependent key, world 2 the chain alone."""
+    return signature(chain, fmt) if spec.version == 1 else chain_signature(chain)
 
 
 def side_of(chain: list[Step], fmt: str, spec: WorldSpec, held: frozenset[tuple[str, str]]) -> str:
-    """'test' or 'train', decided by the chain alone, so the split cannot leak."""
+    """'test' or 'train', decided by the chain (and in world 1 its format), so the split cannot leak."""
     if any((a.op, b.op) in held for a, b in itertools.pairwise(chain)):
         return "test"
-    if len(chain) == 1 and _stable_hash(f"{spec.seed}:{signature(chain, fmt)}") < spec.test_single_frac:
+    if len(chain) == 1 and _stable_hash(f"{spec.seed}:{_split_key(chain, fmt, spec)}") < spec.test_single_frac:
         return "test"
     return "train"
 
@@ -74,10 +101,24 @@ def _sample_chain(rng: random.Random, length: int) -> list[Step]:
     return chain
 
 
+def _sample_chain_v2(rng: random.Random, length: int) -> list[Step]:
+    """World 2: with probability ANSWER_OP_FRAC the chain's last op is an answer op."""
+    if rng.random() >= ANSWER_OP_FRAC:
+        return _sample_chain(rng, length)
+    while True:
+        core = _sample_chain(rng, length - 1)
+        if not core or OPS[core[-1].op].out_type == "L":
+            return [*core, Step(rng.choice(sorted(ANSWER_OPS)), None)]
+
+
+def out_type(chain: list[Step]) -> str:
+    return ALL_OPS[chain[-1].op].out_type
+
+
 def run_chain(chain: list[Step], nums: list[int]) -> object:
     value: object = list(nums)
     for step in chain:
-        value = OPS[step.op].apply(value, step.k)
+        value = ALL_OPS[step.op].apply(value, step.k)
     return value
 
 
@@ -95,19 +136,11 @@ def _call_case(nums: list[int], result: object) -> tuple[str, str]:
 
 
 def _statement(chain: list[Step], fmt: str, rng: random.Random) -> str:
-    steps = [rng.choice(OPS[s.op].phrasings).format(k=s.k) for s in chain]
+    steps = [rng.choice(ALL_OPS[s.op].phrasings).format(k=s.k) for s in chain]
     body = steps[0] if len(steps) == 1 else ", then ".join(steps[:-1]) + ", and finally " + steps[-1]
-    list_out = OPS[chain[-1].op].out_type == "L"
+    io = answers.output_statement(out_type(chain), fmt)
     if fmt == "stdin":
-        io = "Input: the first line holds N, the second line N integers.\n" + (
-            "Output: the resulting numbers on one line, separated by spaces."
-            if list_out
-            else "Output: the resulting integer."
-        )
-    else:
-        io = "Implement Solution.solve(nums) that returns " + (
-            "the resulting list." if list_out else "the resulting integer."
-        )
+        io = "Input: the first line holds N, the second line N integers.\n" + io
     return f"Given a list of integers, {body}.\n{io}"
 
 
@@ -123,7 +156,7 @@ def _code_lines(chain: list[Step], rng: random.Random) -> list[str]:
 
 
 def _imports(body: str) -> str:
-    mods = [m for m in ("itertools", "math") if f"{m}." in body]
+    mods = [m for m in ("collections", "itertools", "math") if f"{m}." in body]
     return "".join(f"import {m}\n" for m in mods)
 
 
@@ -142,18 +175,57 @@ def solution_code(chain: list[Step], fmt: str, rng: random.Random) -> str:
     return _imports(body) + body
 
 
-def plan_text(chain: list[Step], rng: random.Random) -> str:
-    """The reasoning preamble: it grows with difficulty, so truncation can happen in the micro world."""
+def _pick(forms: tuple[Form, ...], rng: random.Random, variants: bool) -> Form:
+    pool = [f for f in forms if variants or not f.variant]
+    return rng.choices(pool, [f.weight for f in pool])[0]
+
+
+def _answer_lines(chain: list[Step], fmt: str, rng: random.Random, variants: bool) -> list[str]:
+    """World 2: the core ops' code, then the answer written in one of its forms."""
+    last = ALL_OPS[chain[-1].op]
+    if isinstance(last, AnswerOp):
+        core, forms, var = chain[:-1], last.forms[fmt], "a"
+    elif last.out_type == "I":
+        core, forms, var = chain, answers.INT_OUTPUT_FORMS[fmt], "r"
+    else:
+        core, forms, var = chain, answers.LIST_OUTPUT_FORMS[fmt], "a"
+    return [*_code_lines(core, rng), *_pick(forms, rng, variants).code.format(v=var).split("\n")]
+
+
+def solution_code_v2(chain: list[Step], fmt: str, rng: random.Random, variants: bool = True) -> str:
+    """World 2's program for a chain; `variants=False` keeps to the forms a strict judge accepts."""
+    lines = _answer_lines(chain, fmt, rng, variants)
+    if fmt == "stdin":
+        read = rng.choice(["a = list(map(int, input().split()))", "a = [int(x) for x in input().split()]"])
+        body = "\n".join(["n = int(input())", read, *lines])
+        return _imports(body) + body + "\n"
+    inner = "\n".join("        " + ln for ln in ["a = list(nums)", *lines])
+    sig = answers.RETURN_TYPES[out_type(chain)]
+    body = f"class Solution:\n    def solve(self, nums: List[int]) -> {sig}:\n{inner}\n"
+    return _imports(body) + body
+
+
+def plan_text(chain: list[Step], rng: random.Random, version: int = 1) -> str:
+    """The reasoning preamble: it grows with difficulty, so truncation can happen in the micro world.
+
+    World 1 checks each of the n steps 0 to n-1 times; world 2 makes 0 to n-1 checks in all, so that
+    hard responses fit the short context about half the time instead of almost never."""
+    n = len(chain)
+    spots = Counter(rng.randint(1, n) for _ in range(rng.randint(0, n - 1))) if version > 1 else Counter()
     lines = ["Plan:"]
     for i, step in enumerate(chain, 1):
-        lines.append(f"{i}. {rng.choice(OPS[step.op].phrasings).format(k=step.k).capitalize()}.")
-        for _ in range(rng.randint(0, len(chain) - 1)):
-            lines.append(f"   Check: step {i} gives a {'list' if OPS[step.op].out_type == 'L' else 'number'}.")
+        op = ALL_OPS[step.op]
+        lines.append(f"{i}. {rng.choice(op.phrasings).format(k=step.k).capitalize()}.")
+        checks = rng.randint(0, n - 1) if version == 1 else spots[i]
+        lines += [f"   Check: step {i} gives a {'number' if op.out_type in 'IF' else 'list'}."] * checks
     return "\n".join(lines)
 
 
-def completion_text(chain: list[Step], fmt: str, rng: random.Random) -> str:
-    return f"{plan_text(chain, rng)}\n```python\n{solution_code(chain, fmt, rng)}```"
+def completion_text(chain: list[Step], fmt: str, rng: random.Random, version: int = 1) -> str:
+    """A warm-start completion: the plan, then the code (in world 2 possibly in a variant form)."""
+    plan = plan_text(chain, rng, version)  # first: the rng stream is part of world 1's data
+    code = solution_code(chain, fmt, rng) if version == 1 else solution_code_v2(chain, fmt, rng)
+    return f"{plan}\n```python\n{code}```"
 
 
 def _tests(chain: list[Step], fmt: str, rng: random.Random, n: int) -> dict:
@@ -165,22 +237,46 @@ def _tests(chain: list[Step], fmt: str, rng: random.Random, n: int) -> dict:
     return io
 
 
+def _tests_v2(chain: list[Step], fmt: str, rng: random.Random, n: int) -> dict:
+    """World 2's tests: expected outputs in the canonical form; order-free answers say so."""
+    kind = out_type(chain)
+    inputs = [_sample_input(rng) for _ in range(n)]
+    results = [run_chain(chain, nums) for nums in inputs]
+    if fmt == "stdin":
+        io: dict = {
+            "inputs": [f"{len(nums)}\n{' '.join(map(str, nums))}\n" for nums in inputs],
+            "outputs": [answers.expected_stdout(r, kind) for r in results],
+        }
+    else:
+        io = {"inputs": [json.dumps(nums) for nums in inputs], "outputs": [json.dumps(r) for r in results]}
+        io["fn_name"] = "solve"
+    if kind == "S":
+        io["order_irrelevant"] = True
+    return io
+
+
 def make_problem(chain: list[Step], fmt: str, pid: str, spec: WorldSpec, rng: random.Random) -> dict:
     """A problem record in the shared format (see docs/ARCHITECTURE.md)."""
     starter = "class Solution:\n    def solve(self, nums: List[int]):\n        " if fmt == "call" else ""
-    return {
+    tests = _tests if spec.version == 1 else _tests_v2
+    record = {
         "id": pid,
         "question": _statement(chain, fmt, rng),
         "starter_code": starter,
         "platform": "atcoder" if fmt == "stdin" else "leetcode",
         "difficulty": DIFFICULTIES[len(chain) - 1],
         "contest_date": "2025-01-01",
-        "input_output": json.dumps(_tests(chain, fmt, rng, spec.n_hidden_tests)),
-        "public_input_output": json.dumps(_tests(chain, fmt, rng, spec.n_public_tests)),
-        "reference": solution_code(chain, fmt, rng),
+        "input_output": json.dumps(tests(chain, fmt, rng, spec.n_hidden_tests)),
+        "public_input_output": json.dumps(tests(chain, fmt, rng, spec.n_public_tests)),
+        "reference": solution_code(chain, fmt, rng)
+        if spec.version == 1
+        else solution_code_v2(chain, fmt, rng, variants=False),
         "source": "micro",
         "meta": {"chain": [[s.op, s.k] for s in chain], "format": fmt, "signature": signature(chain, fmt)},
     }
+    if spec.version > 1:
+        record["meta"]["out_type"] = out_type(chain)
+    return record
 
 
 def generate(
@@ -195,13 +291,14 @@ def generate(
         raise ValueError(f"unknown split {split!r}; expected 'test', 'sft' or 'rl'")
     side = "test" if split == "test" else "train"
     held = held_out_pairs(spec)
+    sample_chain = _sample_chain if spec.version == 1 else _sample_chain_v2
     rng = random.Random(f"{spec.seed}-{split}-{seed_offset}")
     levels, weights = zip(*[(DIFFICULTIES.index(d) + 1, w) for d, w in mix.items()], strict=True)
     out: list[dict] = []
     while len(out) < n:
         level = rng.choices(levels, weights)[0]
         while True:
-            chain, fmt = _sample_chain(rng, level), rng.choice(FORMATS)
+            chain, fmt = sample_chain(rng, level), rng.choice(FORMATS)
             if side_of(chain, fmt, spec, held) == side and bucket_of(chain, fmt, spec) == _bucket_for(split):
                 break
         out.append(make_problem(chain, fmt, f"micro-{name or split}-{len(out):05d}", spec, rng))
@@ -212,7 +309,7 @@ def bucket_of(chain: list[Step], fmt: str, spec: WorldSpec) -> str:
     """Train-side chains split into 'sft' (warm start) and 'rl' (GRPO) by signature hash."""
     if side_of(chain, fmt, spec, held_out_pairs(spec)) == "test":
         return "test"
-    return "sft" if _stable_hash(f"bucket:{spec.seed}:{signature(chain, fmt)}") < 0.5 else "rl"
+    return "sft" if _stable_hash(f"bucket:{spec.seed}:{_split_key(chain, fmt, spec)}") < 0.5 else "rl"
 
 
 def _bucket_for(split: str) -> str:

@@ -59,7 +59,9 @@ def sft_examples(spec: WorldSpec, n_examples: int, seed: int) -> list[dict]:
         out.append(
             {
                 "prompt": prompt_messages(p),
-                "completion": [{"role": "assistant", "content": completion_text(chain, p["meta"]["format"], rng)}],
+                "completion": [
+                    {"role": "assistant", "content": completion_text(chain, p["meta"]["format"], rng, spec.version)}
+                ],
             }
         )
     return out

@@ -1,0 +1,167 @@
+"""The micro world's datasheet: what each axis's mechanism is, and its numbers at step 0."""
+
+from __future__ import annotations
+
+from mcsweep.micro import answers, problems
+
+TARGETS = {"test_pass@1": (0.10, 0.60), "strict_rejection": (0.10, 0.30)}
+
+DESIGN = f"""\
+# The micro world: datasheet
+
+Written by `python -m mcsweep.micro stats` (see `mcsweep/micro/`); the numbers below are measured,
+on the problems and on the warm-started policy at step 0 of the run the overrides describe.
+
+## Design: each axis acts through the study's mechanism
+
+A problem is a chain of 1-3 typed list operations (difficulty = chain length), in LiveCodeBench's
+stdin (AtCoder) or call-based (LeetCode) format, with 6 hidden tests. World versions
+(`model.micro.world_version`, default 1):
+
+- **1**: the world of the first runs, unchanged (its data digest and policy key are pinned by a
+  test). Its expected outputs are canonical and the policy writes them exactly, so the two
+  comparators never disagree; its single-op split routes by a hash that includes the format, so a
+  single-op task can be trained in one format and tested in the other.
+- **2**: the mechanisms below.
+
+**Evaluator.** {int(problems.ANSWER_OP_FRAC * 100)}% of world-2 chains end in an answer op whose
+correct answers have variant forms: `mean` (a float; the statement accepts an error of
+{answers.FLOAT_TOLERANCE}, the expected output has {answers.FLOAT_DECIMALS} decimals, and a raw
+`print(m)` or unrounded return is correct), `counts` ([number, count] pairs; a list of tuples is
+correct) and `distinct` (the statement says any order is accepted and the tests carry
+`order_irrelevant`; a sorted list, a set or set order is correct). Chains that end in a list may
+print one number per line (a token judge accepts it) or return a tuple. The warm-start data writes
+the variant forms in fixed shares (`mcsweep/micro/answers.py`), chosen so that the data's
+strict-rejected share of correct answers is near the study's own gap (critic reward 0.39 strict vs
+0.48 robust at step 100, fig 6_4: about a fifth). The hidden tests still define correctness: the
+robust judge accepts a variant only because the statement allows it.
+
+**Context and masking.** The plan before the code grows with difficulty (one line per op, plus up to
+n-1 checks), so hard responses outgrow the short context; a response cut before its code block
+closes has no answer (verdict `no_code`), which is what the conditional mask acts on.
+
+**Temperature.** Several phrasings and code forms per op give the warm-started policy real choices,
+so diversity moves with the sampling temperature.
+
+**Data.** `easy` (DeepCoder's role) and `hard` (MicroCoder-Dataset's role) are drawn from the same
+RL bucket with different difficulty mixes; the test set is held out by op pairs and, for single-op
+tasks, by a hash of the chain (world 2: without the format, so no task is on both sides).
+"""
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _check(value: float | None, key: str) -> str:
+    lo, hi = TARGETS[key]
+    if value is None:
+        return "not measured"
+    return f"{'within' if lo <= value <= hi else 'OUTSIDE'} target {_pct(lo)}-{_pct(hi)}"
+
+
+def _sets(r: dict) -> list[str]:
+    lines = ["| set | problems | easy | medium | hard | answer ops |", "|---|---|---|---|---|---|"]
+    for name, s in r["sets"].items():
+        lines.append(
+            f"| {name} | {s['n']} | {_pct(s['easy'])} | {_pct(s['medium'])} | {_pct(s['hard'])} "
+            f"| {_pct(s['answer_ops'])} |"
+        )
+    return lines
+
+
+def _data(r: dict) -> list[str]:
+    d = r["data"]
+    lines = [
+        f"Warm-start completions graded against their problems' hidden tests ({d['n']} SFT problems): "
+        f"robust judge accepts {_pct(d['robust_correct'])}; the strict judge rejects "
+        f"{_pct(d['strict_rejection']['all'])} of those. By answer type/format: "
+        + ", ".join(f"{k} {_pct(v)}" for k, v in d["strict_rejection"].items() if k not in ("all", "n_correct"))
+        + ".",
+        "",
+        "| difficulty | mean tokens | p50 | p90 | " + " | ".join(f"> {L}" for L in r["lengths"]) + " |",
+        "|---" * (4 + len(r["lengths"])) + "|",
+    ]
+    for level, s in d["lengths"].items():
+        cut = " | ".join(_pct(s[f">{L}"]) for L in r["lengths"])
+        lines.append(f"| {level} | {s['mean']:.0f} | {s['p50']} | {s['p90']} | {cut} |")
+    return lines
+
+
+def _evaluator(r: dict) -> list[str]:
+    t, L = r["test"], r["train_length"]
+    rej = t["strict_rejection"][L]
+    lines = [
+        f"Test set, {t['n_problems']} problems x {t['samples']} samples, temperature {r['eval_temperature']}, "
+        f"length {L}: pass@1 robust {_pct(t['pass@1'][L])} ({_check(t['pass@1'][L], 'test_pass@1')}), "
+        f"strict {_pct(t['pass@1_strict'][L])}.",
+        f"Correct answers (robust) the strict judge rejects: **{_pct(rej['all'])}** of {rej['n_correct']} "
+        f"({_check(rej['all'], 'strict_rejection')}).",
+        "",
+        "| answer type / format | strict rejects |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {_pct(v)} |" for k, v in rej.items() if k not in ("all", "n_correct")]
+    return lines
+
+
+def _truncation(r: dict) -> list[str]:
+    lines = [
+        "| length | difficulty | responses | truncated | truncated, no answer | maskable | pass@1 |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in r["test"]["truncation"]:
+        lines.append(
+            f"| {row['length']} | {row['difficulty']} | {row['n']} | {_pct(row['truncated'])} "
+            f"| {_pct(row['truncated_no_answer'])} | {_pct(row['maskable'])} | {_pct(row['pass@1'])} |"
+        )
+    return lines
+
+
+def _temperature(r: dict) -> list[str]:
+    lines = ["| temperature | diversity D | pass@1 | truncated | mean length |", "|---|---|---|---|---|"]
+    for row in r["temperature"]:
+        lines.append(
+            f"| {row['temperature']} | {row['diversity']:.3f} | {_pct(row['pass@1'])} "
+            f"| {_pct(row['truncated'])} | {row['mean_length']:.0f} |"
+        )
+    return lines
+
+
+def _train_sets(r: dict) -> list[str]:
+    lines = ["| set | problems | pass@1 (robust) | pass@1 (strict) | truncated |", "|---|---|---|---|---|"]
+    for name, s in r["train_sets"].items():
+        lines.append(
+            f"| {name} | {s['n_problems']} | {_pct(s['pass@1'])} | {_pct(s['pass@1_strict'])} "
+            f"| {_pct(s['truncated'])} |"
+        )
+    return lines
+
+
+def render(r: dict) -> str:
+    """The datasheet as markdown: the design, then each mechanism's numbers."""
+    head = (
+        f"## Measured: world {r['world_version']}, policy `{r['policy_key']}`\n\n"
+        f"`python -m mcsweep.micro {' '.join(r['argv'])}` ({r['seconds']} s). Lengths: "
+        f"{r['lengths']} (training {r['train_length']}); training temperature {r['train_temperature']}."
+    )
+    sections = [("Problem sets", _sets(r)), ("Warm-start data", _data(r))]
+    if "test" not in r:
+        sections.append(("Step-0 policy", ["Not measured (`--data-only`): the policy was not built."]))
+        return _join(head, sections)
+    sections += [
+        ("Evaluator: strict rejections of correct answers (step 0)", _evaluator(r)),
+        ("Context and masking: truncation per length and difficulty (test set, step 0)", _truncation(r)),
+        (
+            f"Temperature: diversity and pass@1 ({r['temperature'][0]['temperature']}-"
+            f"{r['temperature'][-1]['temperature']}, G={r['group_size']}, length {r['train_length']}, step 0)",
+            _temperature(r),
+        ),
+        ("Data: pass@1 per training set (training temperature and length, step 0)", _train_sets(r)),
+    ]
+    return _join(head, sections)
+
+
+def _join(head: str, sections: list[tuple[str, list[str]]]) -> str:
+    body = "\n\n".join(f"### {title}\n\n" + "\n".join(lines) for title, lines in sections)
+    return f"{DESIGN}\n{head}\n\n{body}\n"

@@ -1,0 +1,52 @@
+"""The stats command's measures on hand-made graded rows (their inputs are labelled, not measured)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mcsweep.micro.stats import Graded, diversity, pass_at_1, strict_rejection, truncation
+from mcsweep.train.evaluation import Sample
+
+
+def _problem(pid: str, level: str = "hard", chain=(("mean", None),), fmt: str = "call") -> dict:
+    return {"id": pid, "difficulty": level, "meta": {"chain": [list(s) for s in chain], "format": fmt}}
+
+
+def _row(pid: str, robust: bool, strict: bool, truncated=False, verdict="accepted", ids=(1, 2, 3), level="hard"):
+    return Graded(_problem(pid, level), 0, 112, list(ids), truncated, verdict, robust, strict)
+
+
+def test_strict_rejection_counts_only_robust_correct_answers_by_type():
+    rows = [_row("a", True, False), _row("a", True, True), _row("b", False, False), _row("c", True, True)]
+    out = strict_rejection(rows)
+    assert out["all"] == pytest.approx(1 / 3) and out["n_correct"] == 3
+    assert out["F/call"] == pytest.approx(1 / 3) and "L/stdin" not in out
+
+
+def test_pass_at_1_averages_per_problem_then_over_problems():
+    rows = [_row("a", True, False), _row("a", False, False), _row("b", True, True)]
+    assert pass_at_1(rows) == pytest.approx(0.75)
+    assert pass_at_1(rows, strict=True) == pytest.approx(0.5)
+
+
+def test_truncation_separates_cut_no_answer_and_loops():
+    loop = (7, 8) * 8  # the last 8 tokens repeat the 8 before them
+    rows = [
+        _row("a", False, False, True, "no_code"),
+        _row("b", False, False, True, "no_code", ids=loop),
+        _row("c", False, False, True, "wrong_answer"),
+        _row("d", True, True),
+        _row("e", True, True, level="easy"),
+    ]
+    hard = next(r for r in truncation(rows, repeat_window=8) if r["difficulty"] == "hard")
+    assert (hard["n"], hard["truncated"], hard["truncated_no_answer"], hard["maskable"]) == (4, 0.75, 0.5, 0.25)
+    every = next(r for r in truncation(rows, repeat_window=8) if r["difficulty"] == "all")
+    assert every["n"] == 5 and every["pass@1"] == pytest.approx(0.4)
+
+
+def test_diversity_of_identical_samples_is_one_over_the_group():
+    problem = _problem("a")
+    same = [Sample(problem, i, [1, 2, 3, 4, 5]) for i in range(8)]
+    assert diversity(same) == pytest.approx(2 / 16)
+    distinct = [Sample(problem, i, [10 * i + j for j in range(5)]) for i in range(8)]
+    assert diversity(distinct) == 1.0
