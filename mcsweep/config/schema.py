@@ -311,11 +311,17 @@ class TrackerConfig:
 
 @dataclass
 class LauncherConfig:
+    """`processes`: training processes per point (one task each, one per GPU); `accelerate`: the
+    `accelerate` group's settings (DDP, DeepSpeed or FSDP) for them (mcsweep/launch/processes.py)."""
+
     name: str = "local"
     torch_threads: int = 0
+    processes: int = 1
+    accelerate: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check(self.torch_threads >= 0, "launcher.torch_threads", f"must be >= 0 (got {self.torch_threads})")
+        check(self.processes >= 1, "launcher.processes", f"must be >= 1 (got {self.processes})")
 
 
 @dataclass
@@ -331,6 +337,7 @@ class TrainConfig:
     completions_every: int = 5
     micro_batch: int | None = None
     gradient_checkpointing: bool = False
+    eval_prompts_per_batch: int = 16
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")
@@ -343,6 +350,11 @@ class TrainConfig:
             self.micro_batch is None or self.micro_batch >= 1,
             "train.micro_batch",
             f"must be >= 1 (got {self.micro_batch})",
+        )
+        check(
+            self.eval_prompts_per_batch >= 1,
+            "train.eval_prompts_per_batch",
+            f"must be >= 1 (got {self.eval_prompts_per_batch})",
         )
         check(
             self.keep_checkpoints is None or self.keep_checkpoints >= 1,

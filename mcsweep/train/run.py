@@ -22,6 +22,7 @@ from mcsweep.gpu.batching import batch_layout
 from mcsweep.gpu.layout import max_model_len
 from mcsweep.launch.identity import run_dir as resolve_run_dir
 from mcsweep.launch.identity import run_id as resolve_run_id
+from mcsweep.launch.processes import setup_processes
 from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
@@ -203,6 +204,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cfg.train.eval_samples,
         cfg.train.eval_temperature,
         tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
+        prompts_per_batch=cfg.train.eval_prompts_per_batch,
         seed=cfg.seed,
     )
     for callback in (
@@ -212,6 +214,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
             store, test_problems(cfg.data, world), evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start
         ),
         cb.RunStoreCallback(store, cfg.train.completions_every),
+        cb.ReplicaCheck(),
     ):
         trainer.add_callback(callback.bind(trainer))
     return trainer
@@ -261,13 +264,15 @@ def warn_if_too_big(cfg: RunConfig) -> None:
 
 def train(cfg: RunConfig, raw: DictConfig) -> dict:
     """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
+    setup_processes(cfg.launcher.processes, cfg.launcher.accelerate)
     require_rollout_backend(cfg)
     warn_if_too_big(cfg)
     if cfg.launcher.torch_threads:
         torch.set_num_threads(cfg.launcher.torch_threads)
     from accelerate import PartialState
 
-    main_process = PartialState().is_main_process
+    # cpu= as the Trainer will ask, or the first (shared) state would be non-distributed on a CPU.
+    main_process = PartialState(cpu=not torch.cuda.is_available()).is_main_process
     run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw), writer=main_process).create()
     if store.read_json("run_card.json").get("status") == "finished":
         log.info("run %s is already finished in %s; nothing to do", run_id, store.path)
