@@ -42,9 +42,10 @@ def test_each_accelerate_option_exports_what_accelerate_launch_does(name, expect
 
 def test_the_group_lands_in_launcher_accelerate_and_paper_scale_takes_8_processes_under_zero3():
     with initialize_config_dir(str(CONF), version_base="1.3"):
-        micro = compose("config", overrides=["launcher=submitit_local", "launcher.processes=2"], return_hydra_config=True)
+        two = ["launcher=submitit_local", "launcher.processes=2"]
+        micro = compose("config", overrides=two, return_hydra_config=True)
         paper = compose("config", overrides=["scale=paper"], return_hydra_config=True)
-        checked = validate_config(compose("config", overrides=["launcher=submitit_local", "launcher.processes=2"]))
+        checked = validate_config(compose("config", overrides=two))
     assert micro.launcher.accelerate.distributed_type == "MULTI_CPU"
     assert micro.hydra.launcher.tasks_per_node == 2
     assert checked.launcher.processes == 2 and checked.launcher.accelerate["use_cpu"] is True
