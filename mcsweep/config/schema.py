@@ -17,6 +17,7 @@ TEMPERATURE_KINDS = ("fixed", "staged", "ramp", "diversity")
 MASKING_MODES = ("none", "all", "all_failed", "conditional")
 NON_INCORRECT = ("no_answer", "unparsable", "not_wrong_answer")
 LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
+IS_MODES = ("sequence_mask", "sequence_truncate", "token_mask", "token_truncate")  # TRL 1.16's
 
 
 class ConfigError(ValueError):
@@ -280,9 +281,20 @@ class RolloutConfig:
     server_host: str = "127.0.0.1"
     server_port: int = 8000
     tensor_parallel_size: int = 1
+    # TRL's correction for vLLM's sampling log-probs differing from the trainer's (TRL's default is on,
+    # and it reweights the loss); off by default so the vLLM and HF paths run the same algorithm.
+    importance_sampling_correction: bool = False
+    importance_sampling_mode: str = "sequence_mask"
+    importance_sampling_clip_max: float | None = 3.0
+    importance_sampling_clip_min: float | None = None
 
     def __post_init__(self) -> None:
         check(self.backend in ("hf", "vllm"), "rollout.backend", f"unknown {self.backend!r}; one of hf, vllm")
+        check(
+            self.importance_sampling_mode in IS_MODES,
+            "rollout.importance_sampling_mode",
+            f"unknown {self.importance_sampling_mode!r}; one of {', '.join(IS_MODES)}",
+        )
         check(self.vllm_mode in ("colocate", "server"), "rollout.vllm_mode", f"unknown {self.vllm_mode!r}")
         check(
             0 < self.gpu_memory_utilization <= 1,

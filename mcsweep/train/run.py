@@ -147,6 +147,10 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         vllm_max_model_length=max_model_len(cfg, PROMPT_TOKENS) if r.backend == "vllm" else None,
         vllm_server_port=r.server_port,
         vllm_tensor_parallel_size=r.tensor_parallel_size,
+        vllm_importance_sampling_correction=r.importance_sampling_correction,
+        vllm_importance_sampling_mode=r.importance_sampling_mode,
+        vllm_importance_sampling_clip_max=r.importance_sampling_clip_max,
+        vllm_importance_sampling_clip_min=r.importance_sampling_clip_min,
     )
 
 
