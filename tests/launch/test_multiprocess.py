@@ -54,7 +54,7 @@ def _driver_log(runs: Path) -> str:
     return "\n".join(p.read_text()[-3000:] for p in sorted(runs.glob("driver-*.log")))
 
 
-def _wait_for(pattern: str, runs: Path, proc: subprocess.Popen, limit_s: float = 600) -> Path:
+def _wait_for(pattern: str, runs: Path, proc: subprocess.Popen, limit_s: float = 1200) -> Path:
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         found = sorted(runs.glob(pattern))
@@ -151,7 +151,7 @@ def check_two_process_run(run_dir: Path, launches: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1500)
+@pytest.mark.timeout(2700)
 def test_two_processes_through_submitit_local_killed_and_resumed(tmp_path):
     proc = _launch(tmp_path, "submitit_local")
     try:
@@ -163,7 +163,7 @@ def test_two_processes_through_submitit_local_killed_and_resumed(tmp_path):
     assert json.loads((run_dir / "run_card.json").read_text())["status"] == "running"
 
     rerun = _launch(tmp_path, "submitit_local")
-    assert rerun.wait(timeout=900) == 0, _driver_log(tmp_path)
+    assert rerun.wait(timeout=1200) == 0, _driver_log(tmp_path)
     assert ckpt.stat().st_mtime_ns == first, "the rerun started over instead of resuming"
     check_two_process_run(run_dir, launches=2)
 

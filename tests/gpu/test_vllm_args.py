@@ -1,5 +1,6 @@
-"""TRL's vLLM importance-sampling correction is set by the rollout config, off unless asked for
-(TRL 1.16 turns it on by default, which reweights the loss the HF path does not)."""
+"""What the vLLM rollouts hand TRL, up to the engine call (vLLM itself cannot run here; see docs/gpu.md,
+"vLLM on the CPU"). TRL's importance-sampling correction is set by the rollout config, off unless
+asked for (TRL 1.16 turns it on by default, which reweights the loss the HF path does not)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from hydra import compose, initialize_config_dir
 
 from mcsweep.config.schema import ConfigError
 from mcsweep.config.validate import validate_config
-from mcsweep.train.run import grpo_args
+from mcsweep.gpu.layout import max_model_len
+from mcsweep.train.run import PROMPT_TOKENS, grpo_args
 from mcsweep.train.run_store import RunStore
 
 CONF = str(Path(__file__).resolve().parents[2] / "conf")
@@ -28,7 +30,17 @@ def test_the_correction_is_off_by_default_on_the_vllm_paths(tmp_path, rollout):
     assert args.use_vllm and args.vllm_importance_sampling_correction is False
 
 
-def test_each_key_reaches_grpo_config(tmp_path):
+@pytest.mark.parametrize(("rollout", "mode"), [("vllm_colocate", "colocate"), ("vllm_server", "server")])
+def test_the_engine_settings_reach_grpo_config(tmp_path, rollout, mode):
+    args = args_for(tmp_path, f"rollout={rollout}", "rollout.gpu_memory_utilization=0.25")
+    assert (args.vllm_mode, args.vllm_gpu_memory_utilization, args.vllm_tensor_parallel_size) == (mode, 0.25, 1)
+    with initialize_config_dir(CONF, version_base="1.3"):
+        cfg = validate_config(compose("config", overrides=["model=micro_tiny", f"rollout={rollout}"]))
+    assert args.vllm_max_model_length == max_model_len(cfg, PROMPT_TOKENS)
+    assert args.max_completion_length == cfg.context.max_completion_length
+
+
+def test_each_importance_sampling_key_reaches_grpo_config(tmp_path):
     args = args_for(
         tmp_path,
         "rollout=vllm_colocate",
