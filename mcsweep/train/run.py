@@ -266,8 +266,21 @@ def warn_if_too_big(cfg: RunConfig) -> None:
         log.warning("memory estimate: %s", est.warning)
 
 
+def build_policy_alone(cfg: RunConfig) -> None:
+    """Build a missing micro policy before the training processes meet. The build trains with its own
+    (single-process) Trainer: under the rank variables it would wait for the other ranks, which wait
+    on its lock. The accelerate state it leaves is reset so the training processes set up theirs."""
+    if cfg.model.kind != "micro" or cfg.launcher.processes == 1:
+        return
+    from accelerate.state import AcceleratorState
+
+    policy_path(policy_spec(cfg))
+    AcceleratorState._reset_state(reset_partial_state=True)
+
+
 def train(cfg: RunConfig, raw: DictConfig) -> dict:
     """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
+    build_policy_alone(cfg)
     setup_processes(cfg.launcher.processes, cfg.launcher.accelerate)
     require_rollout_backend(cfg)
     warn_if_too_big(cfg)
