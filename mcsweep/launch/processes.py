@@ -60,6 +60,19 @@ def accelerate_env(settings: Mapping, world: int) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(_ACCELERATE_PREFIXES) and k != "ACCELERATE_CONFIG_DS_FIELDS"}
 
 
+def require_gpus_for_sharding(settings: Mapping) -> None:
+    """accelerate sets up FSDP and DeepSpeed for GPU processes only (`AcceleratorState` switches to them
+    from MULTI_GPU, never from MULTI_CPU), so on CPUs they would silently run plain data parallel."""
+    import torch
+
+    kind = settings.get("distributed_type")
+    if kind in ("FSDP", "DEEPSPEED") and not torch.cuda.is_available():
+        raise RuntimeError(
+            f"accelerate: {kind} needs GPUs (accelerate runs it only for GPU processes; on CPUs it "
+            "would silently train plain data parallel); use accelerate=cpu"
+        )
+
+
 def setup_processes(processes: int, settings: Mapping, env: MutableMapping[str, str] = os.environ) -> int:
     """Export this task's rank and the `accelerate` group's settings; returns the world size.
 
@@ -76,6 +89,7 @@ def setup_processes(processes: int, settings: Mapping, env: MutableMapping[str, 
         )
     if world == 1:
         return 1
+    require_gpus_for_sharding(settings)
     from submitit.helpers import TorchDistributedEnvironment
 
     dist = TorchDistributedEnvironment()

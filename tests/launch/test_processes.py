@@ -111,3 +111,12 @@ def test_two_gloo_processes_from_submitit_tasks_average_their_gradients(tmp_path
         for name, value in expected.items():
             torch.testing.assert_close(r["state"][name], value)
     assert not torch.allclose(grads[0]["weight"], grads[1]["weight"]), "the ranks must see different data"
+
+
+@pytest.mark.parametrize("name", ["zero2", "zero3", "fsdp"])
+def test_sharding_on_cpus_is_refused_rather_than_run_as_plain_data_parallel(name, monkeypatch):
+    from mcsweep.launch import processes
+
+    monkeypatch.setattr(processes, "job_world_size", lambda: 2)  # as inside a 2-task job
+    with pytest.raises(RuntimeError, match=f"accelerate: {group(name)['distributed_type']} needs GPUs"):
+        setup_processes(2, group(name), env={})
