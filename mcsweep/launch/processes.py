@@ -73,6 +73,15 @@ def require_gpus_for_sharding(settings: Mapping) -> None:
         )
 
 
+def cpu_device() -> dict[str, str]:
+    """On CPUs, the device `cpu` for every rank. accelerate would name rank r's device `cpu:r`, and the
+    Trainer resumes the optimizer with `torch.load(map_location=args.device)`, which cannot restore
+    storages to `cpu:0` (transformers 5.17, torch 2.13): a 2-process CPU run could not resume."""
+    import torch
+
+    return {} if torch.cuda.is_available() else {"ACCELERATE_TORCH_DEVICE": "cpu"}
+
+
 def setup_processes(processes: int, settings: Mapping, env: MutableMapping[str, str] = os.environ) -> int:
     """Export this task's rank and the `accelerate` group's settings; returns the world size.
 
@@ -101,6 +110,6 @@ def setup_processes(processes: int, settings: Mapping, env: MutableMapping[str, 
         "LOCAL_RANK": str(dist.local_rank),
         "LOCAL_WORLD_SIZE": str(dist.local_world_size),
     }
-    env.update(ranks | accelerate_env(settings, world))
+    env.update(ranks | accelerate_env(settings, world) | cpu_device())
     log.info("process %d of %d (master %s:%s)", dist.rank, world, dist.master_addr, dist.master_port)
     return world
