@@ -17,6 +17,7 @@ TEMPERATURE_KINDS = ("fixed", "staged", "ramp", "diversity")
 MASKING_MODES = ("none", "all", "all_failed", "conditional")
 NON_INCORRECT = ("no_answer", "unparsable", "not_wrong_answer")
 LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
+IS_MODES = ("sequence_mask", "sequence_truncate", "token_mask", "token_truncate")  # TRL 1.16's
 
 
 class ConfigError(ValueError):
@@ -288,9 +289,20 @@ class RolloutConfig:
     server_host: str = "127.0.0.1"
     server_port: int = 8000
     tensor_parallel_size: int = 1
+    # TRL's correction for vLLM's sampling log-probs differing from the trainer's (TRL's default is on,
+    # and it reweights the loss); off by default so the vLLM and HF paths run the same algorithm.
+    importance_sampling_correction: bool = False
+    importance_sampling_mode: str = "sequence_mask"
+    importance_sampling_clip_max: float | None = 3.0
+    importance_sampling_clip_min: float | None = None
 
     def __post_init__(self) -> None:
         check(self.backend in ("hf", "vllm"), "rollout.backend", f"unknown {self.backend!r}; one of hf, vllm")
+        check(
+            self.importance_sampling_mode in IS_MODES,
+            "rollout.importance_sampling_mode",
+            f"unknown {self.importance_sampling_mode!r}; one of {', '.join(IS_MODES)}",
+        )
         check(self.vllm_mode in ("colocate", "server"), "rollout.vllm_mode", f"unknown {self.vllm_mode!r}")
         check(
             0 < self.gpu_memory_utilization <= 1,
@@ -321,11 +333,17 @@ class TrackerConfig:
 
 @dataclass
 class LauncherConfig:
+    """`processes`: training processes per point (one task each, one per GPU); `accelerate`: the
+    `accelerate` group's settings (DDP, DeepSpeed or FSDP) for them (mcsweep/launch/processes.py)."""
+
     name: str = "local"
     torch_threads: int = 0
+    processes: int = 1
+    accelerate: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check(self.torch_threads >= 0, "launcher.torch_threads", f"must be >= 0 (got {self.torch_threads})")
+        check(self.processes >= 1, "launcher.processes", f"must be >= 1 (got {self.processes})")
 
 
 @dataclass
@@ -341,6 +359,7 @@ class TrainConfig:
     completions_every: int = 5
     micro_batch: int | None = None
     gradient_checkpointing: bool = False
+    eval_prompts_per_batch: int = 16
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")
@@ -353,6 +372,11 @@ class TrainConfig:
             self.micro_batch is None or self.micro_batch >= 1,
             "train.micro_batch",
             f"must be >= 1 (got {self.micro_batch})",
+        )
+        check(
+            self.eval_prompts_per_batch >= 1,
+            "train.eval_prompts_per_batch",
+            f"must be >= 1 (got {self.eval_prompts_per_batch})",
         )
         check(
             self.keep_checkpoints is None or self.keep_checkpoints >= 1,

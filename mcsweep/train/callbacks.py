@@ -11,11 +11,14 @@ import resource
 import time
 
 import torch
+from accelerate.utils import gather_object
 from transformers import TrainerCallback
 
 from mcsweep.algo.temperature import Schedule
 from mcsweep.train import tracking
-from mcsweep.train.evaluation import EvalSettings, evaluate
+from mcsweep.train.eval_split import evaluate_split
+from mcsweep.train.evaluation import EvalSettings
+from mcsweep.train.ranks import gather_rows, weight_checksum
 from mcsweep.train.run_store import RunStore
 
 log = logging.getLogger(__name__)
@@ -116,8 +119,16 @@ class EvalCallback(BoundCallback):
 
     def run(self, step: int) -> dict[str, float]:
         settings = EvalSettings(**{**self.settings.__dict__, "seed": self.settings.seed + step})
-        summaries, rows = evaluate(
-            self.trainer.model, self.trainer.processing_class, self.problems, self.evaluator, settings, step
+        t = self.trainer
+        summaries, rows = evaluate_split(
+            t.model_wrapped,
+            t.processing_class,
+            t.accelerator,
+            self.problems,
+            self.evaluator,
+            settings,
+            step,
+            lockstep=t.is_fsdp_enabled,
         )
         self.store.append("evals", summaries)
         tracking.log_eval_rows("evals", summaries)
@@ -158,7 +169,8 @@ class RunStoreCallback(BoundCallback):
     def on_step_end(self, args, state, control, **kwargs):
         made_at = self.trainer.rollout_log.step
         if made_at == state.global_step - 1 and made_at % self.completions_every == 0:
-            self.store.append("completions", self._completion_rows(state.global_step))
+            rows = gather_rows(self.trainer.accelerator, self._completion_rows(state.global_step))
+            self.store.append("completions", rows)
 
     def _completion_rows(self, step: int) -> list[dict]:
         t = self.trainer
@@ -180,3 +192,17 @@ class RunStoreCallback(BoundCallback):
             }
             for i, ids in enumerate(rollout.completion_ids)
         ]
+
+
+class ReplicaCheck(BoundCallback):
+    """`dist/replica_spread`: max - min over processes of the weight checksum after each update
+    (0 when DDP averaged the same gradients into every replica). Only for DDP: DeepSpeed and FSDP
+    shard what they sync, so the metric is absent there."""
+
+    def on_step_end(self, args, state, control, **kwargs):
+        t = self.trainer
+        acc = t.accelerator
+        if acc.num_processes == 1 or t.is_fsdp_enabled or getattr(acc.state, "deepspeed_plugin", None):
+            return
+        sums = gather_object([weight_checksum(acc.unwrap_model(t.model_wrapped))])
+        self.push({"dist/replica_spread": max(sums) - min(sums)})

@@ -22,6 +22,7 @@ from mcsweep.gpu.batching import batch_layout
 from mcsweep.gpu.layout import max_model_len
 from mcsweep.launch.identity import run_dir as resolve_run_dir
 from mcsweep.launch.identity import run_id as resolve_run_id
+from mcsweep.launch.processes import setup_processes
 from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
@@ -145,6 +146,10 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         vllm_max_model_length=max_model_len(cfg) if r.backend == "vllm" else None,
         vllm_server_port=r.server_port,
         vllm_tensor_parallel_size=r.tensor_parallel_size,
+        vllm_importance_sampling_correction=r.importance_sampling_correction,
+        vllm_importance_sampling_mode=r.importance_sampling_mode,
+        vllm_importance_sampling_clip_max=r.importance_sampling_clip_max,
+        vllm_importance_sampling_clip_min=r.importance_sampling_clip_min,
     )
 
 
@@ -220,6 +225,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cfg.train.eval_samples,
         cfg.train.eval_temperature,
         tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
+        prompts_per_batch=cfg.train.eval_prompts_per_batch,
         seed=cfg.seed,
     )
     for callback in (
@@ -227,6 +233,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cb.PhaseTimer(),
         cb.EvalCallback(store, test, evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start),
         cb.RunStoreCallback(store, cfg.train.completions_every),
+        cb.ReplicaCheck(),
     ):
         trainer.add_callback(callback.bind(trainer))
     for callback in tracking.callbacks(cfg, store.path):
@@ -276,15 +283,30 @@ def warn_if_too_big(cfg: RunConfig) -> None:
         log.warning("memory estimate: %s", est.warning)
 
 
+def build_policy_alone(cfg: RunConfig) -> None:
+    """Build a missing micro policy before the training processes meet. The build trains with its own
+    (single-process) Trainer: under the rank variables it would wait for the other ranks, which wait
+    on its lock. The accelerate state it leaves is reset so the training processes set up theirs."""
+    if cfg.model.kind != "micro" or cfg.launcher.processes == 1:
+        return
+    from accelerate.state import AcceleratorState
+
+    policy_path(policy_spec(cfg))
+    AcceleratorState._reset_state(reset_partial_state=True)
+
+
 def train(cfg: RunConfig, raw: DictConfig) -> dict:
     """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
+    build_policy_alone(cfg)
+    setup_processes(cfg.launcher.processes, cfg.launcher.accelerate)
     require_rollout_backend(cfg)
     warn_if_too_big(cfg)
     if cfg.launcher.torch_threads:
         torch.set_num_threads(cfg.launcher.torch_threads)
     from accelerate import PartialState
 
-    main_process = PartialState().is_main_process
+    # cpu= as the Trainer will ask, or the first (shared) state would be non-distributed on a CPU.
+    main_process = PartialState(cpu=not torch.cuda.is_available()).is_main_process
     run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw), writer=main_process).create()
     if store.read_json("run_card.json").get("status") == "finished":
         log.info("run %s is already finished in %s; nothing to do", run_id, store.path)
