@@ -9,7 +9,6 @@ keep going, and with ``run_all`` a fresh child continues after the timed-out tes
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import select
@@ -22,9 +21,9 @@ from typing import Any
 from .comparators import Comparator, decode_tagged
 from .problem import Problem
 from .sandbox import SETUP_FAILED, Limits, Slot
+from .sandbox.messages import MessageError, Payload, Report, encode
 
 log = logging.getLogger(__name__)
-STATUSES = {"ok", "runtime_error", "memory_limit", "compile_error", "bad_output"}
 _TIMEOUT, _EOF, _MALFORMED, _OVERFLOW = "timeout", "eof", "malformed", "overflow"
 
 
@@ -53,9 +52,8 @@ class Job:
     stop_early: bool
 
     def payload(self, start: int, limits: Limits) -> bytes:
-        inputs = [t.input for t in self.problem.tests]
-        body = {"code": self.code, "inputs": inputs, "fn_name": self.problem.fn_name, "start": start}
-        return json.dumps({**body, "timeout_s": limits.timeout_s}).encode()
+        inputs = tuple(t.input for t in self.problem.tests)
+        return encode(Payload(self.code, inputs, self.problem.fn_name, start, limits.timeout_s))
 
 
 class _Reports:
@@ -64,7 +62,7 @@ class _Reports:
     def __init__(self, fd: int, cap: int) -> None:
         self.fd, self.cap, self.buf = fd, cap, bytearray()
 
-    def next(self, timeout: float) -> dict[str, Any] | str:
+    def next(self, timeout: float) -> Report | str:
         end = time.monotonic() + timeout
         while (nl := self.buf.find(b"\n")) < 0:
             if len(self.buf) > self.cap:
@@ -79,20 +77,9 @@ class _Reports:
         line = bytes(self.buf[:nl])
         del self.buf[: nl + 1]
         try:
-            report = json.loads(line)
-        except (ValueError, RecursionError):
+            return Report.decode(line)
+        except MessageError:
             return _MALFORMED
-        return report if _well_formed(report) else _MALFORMED
-
-
-def _well_formed(report: Any) -> bool:
-    return (
-        isinstance(report, dict)
-        and type(report.get("i")) is int
-        and report.get("status") in STATUSES
-        and isinstance(report.get("out"), str)
-        and isinstance(report.get("err"), str)
-    )
 
 
 def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
@@ -172,9 +159,9 @@ def _read_reports(
     while index < n:
         report = reports.next(min(t0 + limits.timeout_s, deadline) - time.monotonic())
         now = time.monotonic()
-        alive = isinstance(report, dict) and report["i"] == index
+        alive = isinstance(report, Report) and report.i == index
         if alive:
-            result = judge(job, index, report["status"], report["out"], report["err"])
+            result = judge(job, index, report.status, report.out, report.err)
         elif report == _EOF:
             result = _death(job, index, slot.wait(), out_fd)
         else:
