@@ -22,9 +22,12 @@ killed; if any descendant escaped it, everything running as the run's uid is kil
 directory is removed. Without root, only rlimits, the process group and the temporary directory apply.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from .limits import DEFAULT_HIDDEN, SETUP_FAILED, UID_BASE, Isolation, Limits, SandboxError
-from .linux import grader_trees
-from .slot import Slot
 
 __all__ = [
     "DEFAULT_HIDDEN",
@@ -36,3 +39,10 @@ __all__ = [
     "Slot",
     "grader_trees",
 ]
+_LAZY = {"Slot": ".slot", "grader_trees": ".linux"}  # not loaded in a zygote until needed (see __getattr__)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name], __name__), name)

@@ -1,21 +1,27 @@
-"""The child: a forked, confined, unprivileged process that runs one solution's tests (hostile code).
+"""The child: a forked, confined, unprivileged process that runs ONE test of a solution (hostile code).
 
-It reads its ``Payload`` from a pipe, confines itself, then writes one ``Report`` line per test to
-another pipe; everything the solution writes to fd 1 lands in a memfd the grader can read too.
+Each test gets a fresh child, so nothing a solution starts (threads, helper processes, files, IPC
+objects) survives into another test, no other test's input is anywhere within its reach, and its CPU and
+wall time are its own. It reads its ``Payload`` from a pipe, confines itself, runs the test, ends it as
+the interpreter would (non-daemon threads joined, ``atexit`` handlers run, files flushed), then writes
+one ``Report`` line; everything the solution writes to fd 1 lands in a memfd that the grader reads.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import gc
 import io
 import json
 import os
-import resource
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from typing import Any
 
-from . import linux
+from . import linux, seccomp
 from .limits import SETUP_FAILED, Limits
 from .messages import Payload
 
@@ -25,6 +31,30 @@ LEETCODE_PRELUDE = (
     "from itertools import *\nfrom functools import *\nfrom math import *\n"
     "import collections, heapq, bisect, itertools, functools, math, string, re, random, operator, sys\n"
 )
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+@dataclass(frozen=True)
+class ChildSetup:
+    """What the zygote hands a child besides its descriptors: where and as whom it runs, under what."""
+
+    workdir: str
+    uid: int
+    limits: Limits
+    cgroup_procs: tuple[str, ...]
+    seccomp_bpf: bytes
+    ipc_namespace: bool
+
+
+def exit_status(code: object) -> int:
+    """The status CPython exits with for ``SystemExit(code)``: None is 0; an int (a bool, an int subclass)
+    is its value as a C long, -1 when it does not fit, modulo 256; anything else is printed, status 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        value = int.__int__(code)
+        return (value if _LONG_MIN <= value <= _LONG_MAX else -1) & 0xFF
+    return 1
 
 
 def _read_all(fd: int) -> bytes:
@@ -34,8 +64,9 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _tag(value: Any, depth: int = 0) -> Any:
-    """Plain JSON data from a result, tagging tuples and sets; anything else is not data."""
+def tag(value: Any, depth: int = 0) -> Any:
+    """Plain JSON data from a result with every container but the list tagged, so that no returned value
+    can pass for another type: {"$tuple": [...]}, {"$set": [...]}, {"$dict": [[key, value], ...]}."""
     if depth > 200:
         raise ValueError("result nested too deeply")
     kind = type(value)
@@ -44,13 +75,13 @@ def _tag(value: Any, depth: int = 0) -> Any:
     if value is None or kind in (bool, int, float, str):
         return value
     if kind is list:
-        return [_tag(v, depth + 1) for v in value]
+        return [tag(v, depth + 1) for v in value]
     if kind is tuple:
-        return {"$tuple": [_tag(v, depth + 1) for v in value]}
+        return {"$tuple": [tag(v, depth + 1) for v in value]}
     if kind in (set, frozenset):
-        return {"$set": [_tag(v, depth + 1) for v in value]}
+        return {"$set": [tag(v, depth + 1) for v in value]}
     if kind is dict and all(type(k) is str for k in value):
-        return {k: _tag(v, depth + 1) for k, v in value.items()}
+        return {"$dict": [[k, tag(v, depth + 1)] for k, v in value.items()]}
     raise TypeError(f"result of type {kind.__name__} is not JSON data")
 
 
@@ -63,128 +94,125 @@ def _join_threads() -> None:
 
 
 class _Child:
-    """Runs a solution's tests in this (forked, limited, unprivileged) process and reports each."""
+    """Runs one test in this (forked, limited, unprivileged) process and reports it."""
 
-    def __init__(self, res_fd: int, out_fd: int, stdin_fds: dict[int, int], payload: Payload) -> None:
-        self.res_fd, self.out_fd, self.stdin_fds, self.p = res_fd, out_fd, stdin_fds, payload
-        # Bound before the solution runs, so monkeypatching os/json/resource cannot reach them.
+    def __init__(self, res_fd: int, out_fd: int, payload: Payload) -> None:
+        self.res_fd, self.out_fd, self.p = res_fd, out_fd, payload
+        # Bound before the solution runs, so monkeypatching os/json cannot reach them.
         self.write, self.dumps = os.write, json.dumps
-        self.setrlimit, self.getrusage = resource.setrlimit, resource.getrusage
 
-    def report(self, i: int, status: str, out: str = "", err: str = "") -> None:
-        data = (self.dumps({"i": i, "status": status, "out": out, "err": err[:500]}) + "\n").encode()
-        view = memoryview(data)
+    def report(self, status: str, err: str = "", result: str = "") -> None:
+        line = {"i": self.p.index, "status": status, "err": err[:500], "result": result}
+        view = memoryview((self.dumps(line) + "\n").encode())
         while view:
             view = view[self.write(self.res_fd, view) :]
 
-    def arm_cpu(self) -> None:
-        """Soft CPU limit = CPU used so far + this test's limit (SIGXCPU ends the run)."""
-        usage = self.getrusage(resource.RUSAGE_SELF)
-        soft = int(usage.ru_utime + usage.ru_stime + self.p.timeout_s) + 1
-        hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
-        self.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
-
-    def fresh_stdio(self, i: int) -> io.TextIOWrapper:
-        """Test ``i``'s input as fd 0 (its own memfd), an empty fd 1, and new sys.stdin/sys.stdout."""
-        fd = self.stdin_fds.pop(i, None)
-        if fd is not None:
-            os.dup2(fd, 0)
-            os.close(fd)
-        os.ftruncate(self.out_fd, 0)
-        os.lseek(self.out_fd, 0, os.SEEK_SET)
+    def stdio(self) -> io.TextIOWrapper:
+        """The test's input on fd 0 (already there), fd 1 into the output memfd, fresh sys.stdin/stdout."""
         os.dup2(self.out_fd, 1)
         sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8")
         out = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "wb", closefd=False)), encoding="utf-8")
         sys.stdout = sys.__stdout__ = out
         return out
 
-    def captured(self) -> str:
-        size = os.fstat(self.out_fd).st_size
-        return os.pread(self.out_fd, size, 0).decode("utf-8", errors="replace")
-
-    def run_stdin(self, code: Any, i: int) -> None:
-        out = self.fresh_stdio(i)
-        self.arm_cpu()
-        status, err = "ok", ""
+    def run_stdin(self, code: Any) -> int:
+        out = self.stdio()
+        ns = {"__name__": "__main__", "__builtins__": __builtins__}
+        status, err, exit_code = "ok", "", 0
         try:
-            exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+            exec(code, ns)
             _join_threads()
         except SystemExit as exc:
-            if exc.code not in (None, 0):
-                status, err = "runtime_error", f"exit status {exc.code!r}"
+            exit_code = exit_status(exc.code)
+            if exit_code:
+                status, err = "runtime_error", f"exit status {exit_code}"
         except MemoryError:
-            status, err = "memory_limit", "MemoryError"
+            status, err, exit_code = "memory_limit", "MemoryError", 1
         except BaseException as exc:  # the solution's failure, whatever it raised
-            status, err = "runtime_error", f"{type(exc).__name__}: {exc}"
-        try:
-            out.flush()
-        except (OSError, ValueError) as exc:
-            status, err = "runtime_error", f"output lost: {exc}"
-        self.report(i, status, self.captured(), err)
+            status, err, exit_code = "runtime_error", f"{type(exc).__name__}: {exc}", 1
+        lost = _finalize(ns, out)
+        if lost and status == "ok":
+            status, err, exit_code = "runtime_error", f"output lost: {lost}", 1
+        self.report(status, err)
+        return exit_code
 
-    def run_call(self, ns: dict[str, Any], i: int, text: str) -> None:
-        self.fresh_stdio(i)
-        self.arm_cpu()
-        try:
-            args = [json.loads(line) for line in text.split("\n") if line.strip()]
-            result = getattr(ns["Solution"](), self.p.fn_name)(*args)  # type: ignore[arg-type]
-        except MemoryError:
-            return self.report(i, "memory_limit", err="MemoryError")
-        except BaseException as exc:  # the solution's failure, whatever it raised
-            return self.report(i, "runtime_error", err=f"{type(exc).__name__}: {exc}")
-        try:
-            tagged = self.dumps(_tag(result))
-        except Exception as exc:  # not data, whatever the object does when inspected
-            return self.report(i, "bad_output", err=f"{type(exc).__name__}: {exc}")
-        return self.report(i, "ok", tagged)
-
-    def main(self) -> None:
-        start, inputs = self.p.start, self.p.inputs
-        try:
-            code = compile(self.p.code, "<solution>", "exec")
-        except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-            return self.report(start, "compile_error", err=f"{type(exc).__name__}: {exc}")
-        if self.p.fn_name is None:
-            for i in range(start, len(inputs)):
-                self.run_stdin(code, i)
-            return None
+    def run_call(self, code: Any) -> int:
+        self.stdio()
         ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__}
         try:
-            self.arm_cpu()
             exec(LEETCODE_PRELUDE, ns)
             exec(code, ns)
             if "Solution" not in ns:
                 raise NameError("no class Solution")
-        except BaseException as exc:  # every test fails the same way
-            status = "memory_limit" if isinstance(exc, MemoryError) else "runtime_error"
-            for i in range(start, len(inputs)):
-                self.report(i, status, err=f"{type(exc).__name__}: {exc}")
-            return None
-        for i in range(start, len(inputs)):
-            self.run_call(ns, i, inputs[i])
-        return None
+            args = [json.loads(line) for line in self.p.input.split("\n") if line.strip()]
+            result = getattr(ns["Solution"](), self.p.fn_name or "")(*args)
+        except MemoryError:
+            self.report("memory_limit", "MemoryError")
+            return 1
+        except BaseException as exc:  # the solution's failure, whatever it raised
+            self.report("runtime_error", f"{type(exc).__name__}: {exc}")
+            return 1
+        try:
+            tagged = self.dumps(tag(result))
+        except Exception as exc:  # not data, whatever the object does when inspected
+            self.report("bad_output", f"{type(exc).__name__}: {exc}")
+            return 1
+        self.report("ok", result=tagged)
+        return 0
+
+    def main(self) -> int:
+        try:
+            code = compile(self.p.code, "<solution>", "exec")
+        except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+            self.report("compile_error", f"{type(exc).__name__}: {exc}")
+            return 1
+        return self.run_call(code) if self.p.fn_name is not None else self.run_stdin(code)
 
 
-def child_main(job_fd: int, res_fd: int, out_fd: int, workdir: str, uid: int, limits: Limits) -> None:
-    """Body of the forked child; never returns. Exit status SETUP_FAILED means our own setup failed;
-    1 means our reporting broke after the solution ran (it tampered with the process)."""
+def _finalize(ns: dict[str, Any], out: io.TextIOWrapper) -> str:
+    """End the run as the interpreter ends a program: exit handlers, then the standard streams flushed,
+    then the module's objects freed (open files flush as they close). Returns why output was lost, if."""
+    with contextlib.suppress(BaseException):  # CPython reports an exit handler's error and carries on
+        atexit._run_exitfuncs()
+    lost = ""
+    for stream in (sys.stdout, sys.stderr, out):
+        try:
+            stream.flush()
+        except BaseException as exc:  # a closed or replaced stream
+            if stream is out:
+                lost = f"{type(exc).__name__}: {exc}"
     try:
-        payload, stdin_fds = _prepare(job_fd, res_fd, out_fd, workdir, uid, limits)
+        ns.clear()
+        gc.collect()
+    except BaseException:
+        pass
+    return lost
+
+
+def child_main(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> None:
+    """Body of the forked child; never returns. Exit status SETUP_FAILED means our own setup failed; else
+    the status the interpreter would exit with (1 too when our reporting broke: the solution tampered)."""
+    try:
+        payload = _prepare(job_fd, res_fd, out_fd, setup)
     except BaseException:
         os._exit(SETUP_FAILED)
     code = 1
     try:
-        _Child(res_fd, out_fd, stdin_fds, payload).main()
-        code = 0
+        code = _Child(res_fd, out_fd, payload).main()
     finally:
         os._exit(code)
 
 
-def _prepare(
-    job_fd: int, res_fd: int, out_fd: int, workdir: str, uid: int, limits: Limits
-) -> tuple[Payload, dict[int, int]]:
-    """Read the payload, then confine this process: descriptors, directory, environment, rlimits, uid."""
+def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payload:
+    """Read the payload, then confine this process: cgroup, IPC namespace, descriptors, directory,
+    environment, rlimits, uid, syscall filter."""
     os.setpgid(0, 0)
+    for path in setup.cgroup_procs:  # the whole tree this process starts is limited and accounted
+        with open(path, "w") as stream:
+            stream.write(str(os.getpid()))
+    if setup.ipc_namespace:  # System V objects and POSIX message queues of this run only
+        linux.unshare(linux.CLONE_NEWIPC, "unshare(CLONE_NEWIPC)")
+    atexit._clear()  # exit handlers the zygote's modules registered are not the solution's
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the zygote
     linux.check(linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1), "prctl(PR_SET_NO_NEW_PRIVS)")  # setuid bits inert
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -192,29 +220,26 @@ def _prepare(
         signal.signal(sig, signal.SIG_DFL)
     payload = Payload.decode(_read_all(job_fd))
     os.close(job_fd)
+    stdin = _memfd(payload.input if payload.fn_name is None else "")  # before RLIMIT_FSIZE (caps output)
+    os.dup2(stdin, 0)
     os.dup2(out_fd, 1)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     linux.close_except({0, 1, 2, res_fd, out_fd})
-    stdin_fds = _stdin_memfds(payload)  # before RLIMIT_FSIZE, which caps output, not input
-    os.chdir(workdir)
+    os.chdir(setup.workdir)
     os.environ.clear()
-    os.environ.update({"HOME": workdir, "TMPDIR": workdir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
-    linux.set_limits(limits, len(stdin_fds))
-    linux.drop_privileges(uid)
-    return payload, stdin_fds
+    os.environ.update({"HOME": setup.workdir, "TMPDIR": setup.workdir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    linux.set_limits(setup.limits, 0)
+    linux.drop_privileges(setup.uid)
+    if setup.seccomp_bpf:
+        seccomp.load(setup.seccomp_bpf, linux.libc)
+    return payload
 
 
-def _stdin_memfds(payload: Payload) -> dict[int, int]:
-    """One memfd per stdin test still to run; call-based code keeps /dev/null as its stdin."""
-    if payload.fn_name is not None:
-        return {}
-    fds = {}
-    for i in range(payload.start, len(payload.inputs)):
-        fd = os.memfd_create(f"stdin-{i}")
-        data = memoryview(payload.inputs[i].encode())
-        while data:
-            data = data[os.write(fd, data) :]
-        os.lseek(fd, 0, os.SEEK_SET)
-        fds[i] = fd
-    return fds
+def _memfd(text: str) -> int:
+    fd = os.memfd_create("stdin")
+    data = memoryview(text.encode())
+    while data:
+        data = data[os.write(fd, data) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import importlib.util
 import os
 import resource
+import site
 import sys
+import sysconfig
 
 from .limits import Isolation, Limits
 
-CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
-MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 WRITABLE_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+JUDGE_PACKAGES = ("numpy",)  # what a judge offers besides the standard library (AtCoder: numpy)
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -35,25 +40,39 @@ def mount(src: str | None, target: str, fstype: str | None, flags: int, data: st
     check(libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]), f"mount {target}")
 
 
+def umount(target: str) -> None:
+    check(libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
+
+
 def unshare(flags: int, what: str) -> None:
     check(libc.unshare(flags), what)
 
 
-def _hide(path: str, expose: list[str]) -> None:
-    """Cover ``path`` with an empty tmpfs, then bind the ``expose`` paths inside it back in place."""
-    keep = [(p, os.open(p, os.O_PATH)) for p in expose if p.startswith(path.rstrip("/") + "/")]
-    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+def _inside(path: str, tree: str) -> bool:
+    return path == tree or path.startswith(tree.rstrip("/") + "/")
+
+
+def _cover(path: str, expose: list[str], data: str) -> None:
+    """Cover ``path`` with an empty tmpfs, then bind the ``expose`` paths inside it back, read-only."""
+    keep = [(p, os.open(p, os.O_PATH)) for p in expose if _inside(p, path) and p != path]
+    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, data)
     for target, fd in keep:
         os.makedirs(target, mode=0o755, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
+        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
         os.close(fd)
 
 
-def _python_paths() -> list[str]:
-    """The interpreter and its site-packages: children may import the standard library and packages."""
-    paths = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    paths |= {os.path.realpath(p) for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")}
-    return sorted(paths)
+def python_paths() -> list[str]:
+    """Where the interpreter, its standard library and the packages a judge offers live (every
+    site-packages, and each judge package's own directory and bundled libraries, wherever installed)."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, *sysconfig.get_paths().values(), *site.getsitepackages()}
+    paths |= {p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages")}
+    for name in JUDGE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            paths |= {location, location.rstrip("/") + ".libs"}
+    return sorted({os.path.realpath(p) for p in paths if os.path.exists(p)})
 
 
 def grader_trees(cwd: str) -> list[str]:
@@ -63,11 +82,11 @@ def grader_trees(cwd: str) -> list[str]:
     """
     system = os.path.realpath(sys.base_prefix)
     trees = {os.path.realpath(p) for p in (_PACKAGE_ROOT, cwd)}
-    return sorted(t for t in trees if t != "/" and not (system + "/").startswith(t.rstrip("/") + "/"))
+    return sorted(t for t in trees if t != "/" and not _inside(system, t))
 
 
 def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
-    """Enter fresh network and mount namespaces where allowed; record what worked."""
+    """Enter fresh network and mount namespaces where allowed; record what worked and what hides what."""
     iso = Isolation(uid_switch=os.geteuid() == 0)
     if not iso.uid_switch:
         iso.errors.append("not root: no uid switch or namespaces")
@@ -80,24 +99,59 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     try:
         unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
         mount(None, "/", None, MS_REC | MS_PRIVATE)
-        for path in WRITABLE_TMP:
-            if os.path.isdir(path):
-                mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=2g")
-        expose = _python_paths()
-        for path in hidden:
-            if os.path.isdir(path) and not os.path.islink(path) and path != "/":
-                _hide(path, expose)
-                iso.hidden_paths.append(path)
+        _cover_all(hidden, iso)
         iso.mount_namespace = True
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
+        iso.proc_hidepid = True
     except OSError as err:
         iso.errors.append(str(err))
     return iso
 
 
+def _cover_all(hidden: tuple[str, ...], iso: Isolation) -> None:
+    """Fresh tmpfs over the shared writable directories and the hidden trees; record, for each requested
+    tree, the mount that hides it (itself, or a covered directory above it)."""
+    expose = python_paths()
+    covered: list[str] = []
+    for path in WRITABLE_TMP:
+        if os.path.isdir(path) and not os.path.islink(path):
+            _cover(path, expose, "mode=0755,size=2g")
+            covered.append(path)
+    for path in hidden:
+        real = os.path.realpath(path)
+        above = next((c for c in covered if _inside(real, c)), None)
+        if above is None and os.path.isdir(real) and real != "/":
+            _cover(real, expose, "mode=0755,size=1m")
+            covered.append(real)
+            above = real
+        if above is not None and not any(_inside(real, p) for p in expose):
+            iso.hidden_paths.append(path)
+            iso.hidden_by[path] = above
+
+
+def mount_workdir(path: str, uid: int, limits: Limits) -> None:
+    """A run's working directory: its own tmpfs, owned by the run's uid, as large as its memory limit
+    (tmpfs pages are charged to the run's memory cgroup too); unmounting it removes everything at once."""
+    os.mkdir(path, 0o700)
+    data = f"mode=0700,uid={uid},gid={uid},size={limits.memory_mb}m,nr_inodes={limits.max_files}"
+    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, data)
+
+
+def remove_workdir(path: str, mounted: bool) -> None:
+    """Unmount (or, without root, delete with ``rm -rf``, which handles any depth) and remove."""
+    if mounted:
+        umount(path)
+        os.rmdir(path)
+    else:
+        import subprocess  # only without root: a zygote's forks stay small when it is not loaded
+
+        subprocess.run(["rm", "-rf", "--one-file-system", "--", path], check=False, stdin=subprocess.DEVNULL)
+
+
 def set_limits(limits: Limits, extra_files: int) -> None:
     mem = limits.memory_mb << 20
     out = limits.output_mb << 20
-    cpu = int(limits.total_timeout_s) + 1
+    cpu = int(limits.timeout_s) + 1
     for res, value in (
         (resource.RLIMIT_AS, mem),
         (resource.RLIMIT_FSIZE, out),
@@ -117,8 +171,7 @@ def drop_privileges(uid: int) -> None:
 
 
 def close_except(keep: set[int]) -> None:
-    for name in os.listdir("/proc/self/fd"):
-        fd = int(name)
+    for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
         if fd not in keep:
             with contextlib.suppress(OSError):
                 os.close(fd)

@@ -37,13 +37,19 @@ def _object(data: bytes | str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ZygoteConfig:
-    """How a zygote sets itself up: the paths to hide from every child."""
+    """How a zygote sets itself up: the paths to hide from every child, and the syscall filter (BPF, in
+    hex; built by the grader, so the zygote need not load libseccomp) with the names it denies, or why
+    there is none."""
 
     hidden: tuple[str, ...]
+    seccomp_bpf: str = ""
+    seccomp_denied: tuple[str, ...] = ()
+    seccomp_error: str = ""
 
     @classmethod
     def decode(cls, data: bytes | str) -> ZygoteConfig:
-        return cls(tuple(_object(data)["hidden"]))
+        obj = _object(data)
+        return cls(tuple(obj["hidden"]), obj["seccomp_bpf"], tuple(obj["seccomp_denied"]), obj["seccomp_error"])
 
 
 @dataclass(frozen=True)
@@ -62,14 +68,22 @@ class WaitRequest:
 
 @dataclass(frozen=True)
 class Spawned:
+    """The child's pid, or (pid 0) the zygote's error while starting it."""
+
     pid: int
+    error: str = ""
 
 
 @dataclass(frozen=True)
 class Exited:
-    """The child's wait status, or None when there was no child."""
+    """The child's wait status (None when there was no child), the CPU seconds of the run's whole process
+    tree and whether the kernel killed part of it for memory (both where a cgroup accounts them), and the
+    zygote's own error while handling the run, if any (the zygote carries on: a sandbox error)."""
 
     status: int | None
+    cpu_s: float = 0.0
+    oom_killed: bool = False
+    error: str = ""
 
 
 ZygoteRequest = SpawnRequest | WaitRequest
@@ -84,38 +98,39 @@ def decode_request(data: bytes) -> ZygoteRequest:
 
 @dataclass(frozen=True)
 class Payload:
-    """What a child runs: the code and the inputs of tests ``start`` onwards (never outputs)."""
+    """What a child runs: the code and ONE test's input (never an output, never another test's input)."""
 
     code: str
-    inputs: tuple[str, ...]
+    input: str
     fn_name: str | None
-    start: int
-    timeout_s: float
+    index: int
 
     @classmethod
     def decode(cls, data: bytes) -> Payload:
         obj = _object(data)
-        return cls(obj["code"], tuple(obj["inputs"]), obj["fn_name"], obj["start"], obj["timeout_s"])
+        return cls(obj["code"], obj["input"], obj["fn_name"], obj["index"])
 
 
 @dataclass(frozen=True)
 class Report:
-    """One test's outcome as the child saw it: a status, the captured output, an error text."""
+    """One test's outcome as the child saw it: a status, an error text and, for call-based code, the
+    result as tagged JSON (stdin output is read from the output memfd, not sent twice). The grader
+    checks the line's size against its cap before decoding it."""
 
     i: int
     status: str
-    out: str = ""
     err: str = ""
+    result: str = ""
 
     @classmethod
     def decode(cls, line: bytes) -> Report:
         obj = _object(line)
-        report = cls(obj.get("i"), obj.get("status"), obj.get("out"), obj.get("err"))  # type: ignore[arg-type]
+        report = cls(obj.get("i"), obj.get("status"), obj.get("err"), obj.get("result"))  # type: ignore[arg-type]
         if not (
             type(report.i) is int
             and report.status in STATUSES
-            and isinstance(report.out, str)
             and isinstance(report.err, str)
+            and isinstance(report.result, str)
         ):
             raise MessageError("report fields of the wrong type")
         return report

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import socket
@@ -9,6 +11,7 @@ import subprocess
 import sys
 from typing import TypeVar
 
+from . import seccomp
 from .limits import DEFAULT_HIDDEN, Isolation, Limits, SandboxError
 from .linux import _PACKAGE_ROOT, grader_trees
 from .messages import Exited, Spawned, SpawnRequest, WaitRequest, ZygoteConfig, encode
@@ -16,8 +19,13 @@ from .messages import Exited, Spawned, SpawnRequest, WaitRequest, ZygoteConfig, 
 R = TypeVar("R")
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from mcsweep.evaluator.sandbox.zygote import zygote_main; zygote_main(int(sys.argv[2]), sys.argv[3])"
+    "from mcsweep.evaluator.sandbox.zygote import zygote_main; zygote_main(int(sys.argv[2]))"
 )
+
+
+@functools.cache
+def _syscall_filter() -> tuple[bytes, list[str], str]:
+    return seccomp.build_filter()
 
 
 class Slot:
@@ -27,9 +35,10 @@ class Slot:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "LANG")}
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"})
-        config = encode(ZygoteConfig((*hidden, *grader_trees(os.getcwd())))).decode()
+        bpf, denied, why = _syscall_filter()
+        config = ZygoteConfig((*hidden, *grader_trees(os.getcwd())), bpf.hex(), tuple(denied), why)
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(theirs.fileno()), config],
+            [sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
             env=env,
             stdin=subprocess.DEVNULL,
@@ -39,6 +48,7 @@ class Slot:
         theirs.close()
         self.sock = ours
         self.sock.settimeout(start_timeout)
+        self._send(config)
         self.isolation = self._recv(Isolation)
         self.sock.settimeout(30.0)
 
@@ -54,18 +64,23 @@ class Slot:
         except (ValueError, TypeError) as err:
             raise SandboxError(f"zygote answered out of protocol: {msg[:80]!r}") from err
 
-    def _call(self, req: SpawnRequest | WaitRequest, reply: type[R], fds: list[int] | None = None) -> R:
+    def _send(self, message: ZygoteConfig | SpawnRequest | WaitRequest, fds: list[int] | None = None) -> None:
         try:
-            socket.send_fds(self.sock, [encode(req)], fds or [])
+            socket.send_fds(self.sock, [encode(message)], fds or [])
         except OSError as err:
             raise SandboxError(f"zygote unreachable: {err}") from err
-        return self._recv(reply)
 
     def spawn(self, limits: Limits, fds: list[int]) -> int:
-        return self._call(SpawnRequest(limits), Spawned, fds).pid
+        self._send(SpawnRequest(limits), fds)
+        spawned = self._recv(Spawned)
+        if spawned.error:
+            raise SandboxError(f"zygote could not start a run: {spawned.error}")
+        return spawned.pid
 
-    def wait(self, grace: float = 1.0) -> int | None:
-        return self._call(WaitRequest(grace), Exited).status
+    def wait(self, grace: float = 1.0) -> Exited:
+        """Wait up to ``grace`` s for the run, then kill its tree; ``Exited.error`` names a cleanup failure."""
+        self._send(WaitRequest(grace))
+        return self._recv(Exited)
 
     def cpu_s(self) -> float:
         """CPU seconds of the zygote plus its reaped children (the runs), from /proc."""
@@ -77,9 +92,13 @@ class Slot:
         return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> None:
+        """Stop the zygote (it kills and cleans up its current run); remove its cgroup if it could not."""
         self.sock.close()
         try:
             self.proc.wait(timeout=10)
-        except Exception:
+        except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        for path in self.isolation.cgroup_paths:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)

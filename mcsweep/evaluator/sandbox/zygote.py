@@ -1,7 +1,9 @@
 """The zygote: a warm fork server, one per pool slot, that never sees code, inputs or outputs.
 
-It sets up isolation once, then serves ``SpawnRequest`` (fork a child with the three descriptors the
-grader passed) and ``WaitRequest`` (wait, kill, reap, sweep the run's uid, remove its directory).
+It sets up isolation once (namespaces, hidden trees, a cgroup, the syscall filter), then serves
+``SpawnRequest`` (fork a child for one test with the three descriptors the grader passed) and
+``WaitRequest`` (wait, kill the run's whole tree, reap, account, remove its working directory). An error
+while handling one run is answered, not raised: the zygote lives on for the next run.
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ import gc
 import importlib
 import os
 import select
-import shutil
 import signal
 import socket
 import tempfile
 import time
+import traceback
 
 from . import linux
-from .child import LEETCODE_PRELUDE, child_main
-from .limits import UID_BASE, Limits
+from .cgroups import Cgroup, open_cgroup
+from .child import LEETCODE_PRELUDE, ChildSetup, child_main
+from .limits import UID_BASE, Isolation, Limits
 from .messages import Exited, Spawned, SpawnRequest, ZygoteConfig, decode_request, encode
 
 PRELOAD = [
@@ -47,10 +50,10 @@ PRELOAD = [
 
 
 class _Zygote:
-    """Fork server: one child at a time; forks, kills, reaps, sweeps the child's uid, removes its dir."""
+    """Fork server: one child at a time; forks, kills, reaps, empties the run's cgroup, removes its dir."""
 
-    def __init__(self, sock: socket.socket, tmp_root: str) -> None:
-        self.sock, self.tmp_root = sock, tmp_root
+    def __init__(self, sock: socket.socket, tmp_root: str, iso: Isolation, cgroup: Cgroup | None, bpf: bytes):
+        self.sock, self.tmp_root, self.iso, self.cgroup, self.bpf = sock, tmp_root, iso, cgroup, bpf
         self.counter = 0
         self.pid: int | None = None
         self.uid = 0
@@ -60,22 +63,39 @@ class _Zygote:
         self.counter += 1
         return UID_BASE + (os.getpid() % 4_000_000) * 1000 + self.counter % 1000
 
-    def spawn(self, limits: Limits, fds: list[int]) -> Spawned:
-        self.uid = self.next_uid() if os.geteuid() == 0 else os.geteuid()
-        self.workdir = tempfile.mkdtemp(prefix="run-", dir=self.tmp_root)
+    def _make_workdir(self, limits: Limits) -> None:
+        self.workdir = os.path.join(self.tmp_root, f"run-{self.counter}")
+        if self.iso.workdir_tmpfs:
+            linux.mount_workdir(self.workdir, self.uid, limits)
+            return
+        os.mkdir(self.workdir, 0o700)
         if os.geteuid() == 0:
             os.chown(self.workdir, self.uid, self.uid)
-        os.chmod(self.workdir, 0o700)
-        pid = os.fork()
-        if pid == 0:
-            self.sock.close()
-            child_main(fds[0], fds[1], fds[2], self.workdir, self.uid, limits)
-        for fd in fds:
-            os.close(fd)
-        with contextlib.suppress(OSError):
-            os.setpgid(pid, pid)
-        self.pid = pid
-        return Spawned(pid)
+
+    def spawn(self, limits: Limits, fds: list[int]) -> Spawned:
+        try:
+            self.uid = self.next_uid() if os.geteuid() == 0 else os.geteuid()
+            self._make_workdir(limits)
+            if self.cgroup is not None:
+                self.cgroup.configure(limits)
+                self.cgroup.start()
+            procs = tuple(self.cgroup.procs_files) if self.cgroup is not None else ()
+            setup = ChildSetup(self.workdir, self.uid, limits, procs, self.bpf, self.iso.ipc_namespace)
+            pid = os.fork()
+            if pid == 0:
+                self.sock.close()
+                child_main(fds[0], fds[1], fds[2], setup)
+            with contextlib.suppress(OSError):
+                os.setpgid(pid, pid)
+            self.pid = pid
+            return Spawned(pid)
+        except Exception:
+            self.cleanup()
+            return Spawned(0, error=traceback.format_exc(limit=3)[-2000:])
+        finally:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
     def kill(self) -> None:
         if self.pid is not None:
@@ -86,29 +106,41 @@ class _Zygote:
     def wait(self, grace: float) -> Exited:
         if self.pid is None:
             return Exited(None)
-        pidfd = os.pidfd_open(self.pid)
-        ready, _, _ = select.select([pidfd], [], [], grace)
-        os.close(pidfd)
-        if not ready:
+        try:
+            pidfd = os.pidfd_open(self.pid)
+            ready = select.poll()
+            ready.register(pidfd, select.POLLIN)
+            if not ready.poll(max(0, int(grace * 1000))):
+                self.kill()
+            os.close(pidfd)
             self.kill()
-        _, status = os.waitpid(self.pid, 0)
-        self.kill()
+            _, status = os.waitpid(self.pid, 0)
+        except Exception:
+            self.pid = None
+            return Exited(None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
         self.pid = None
-        self.cleanup()
-        return Exited(status)
+        cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
+        return Exited(status, cpu_s, oom, self.cleanup())
 
-    def cleanup(self) -> None:
-        """Kill whatever the run left running, then remove its directory.
-
-        We are the subreaper of every child, so a descendant that outlived the run is our child: when
-        ``waitpid`` finds none, nothing escaped and no sweep (an extra fork) is needed.
-        """
-        while _children_alive():
-            self.sweep()
-            _reap_orphans()
+    def cleanup(self) -> str:
+        """Kill whatever the run left running (its whole cgroup, else every descendant, which come back to
+        us as their subreaper), then remove its directory. Returns what went wrong, if anything."""
+        errors = []
+        try:
+            if self.cgroup is not None and not self.cgroup.kill_all():
+                errors.append("tasks of the run's cgroup survived SIGKILL")
+            while _children_alive():
+                self.sweep()
+                _reap_orphans()
+        except Exception as err:
+            errors.append(f"killing the run: {err!r}")
         if self.workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+            try:
+                linux.remove_workdir(self.workdir, self.iso.workdir_tmpfs)
+            except Exception as err:
+                errors.append(f"removing {self.workdir}: {err!r}")
             self.workdir = ""
+        return "; ".join(errors)
 
     def sweep(self) -> None:
         """As root: kill everything running as the run's uid. Otherwise: kill our direct children."""
@@ -169,13 +201,45 @@ def _reap_orphans(patience: float = 2.0) -> None:
             time.sleep(0.001)
 
 
-def zygote_main(sock_fd: int, config_json: str) -> None:
-    """Entry point of a zygote process (a fresh interpreter started by ``Slot``)."""
-    config = ZygoteConfig.decode(config_json)
+def _ipc_namespace_works() -> bool:
+    """Whether a child can enter a new IPC namespace (tried once, in a throwaway fork)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            linux.unshare(linux.CLONE_NEWIPC, "unshare(CLONE_NEWIPC)")
+            os._exit(0)
+        finally:
+            os._exit(1)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, bytes]:
+    iso = linux.setup_isolation(config.hidden)
+    cgroup = None
+    if iso.uid_switch:
+        iso.ipc_namespace = _ipc_namespace_works()
+        if not iso.ipc_namespace:
+            iso.warnings.append("no IPC namespace per run: System V objects are shared between runs")
+        iso.workdir_tmpfs = iso.mount_namespace
+        cgroup, why = open_cgroup(f"mcsweep-eval-{os.getpid()}")
+        if cgroup is not None:
+            iso.cgroup, iso.cgroup_paths = cgroup.version, list(cgroup.dirs.values())
+        if why:
+            iso.warnings.append(why)
+    iso.seccomp = list(config.seccomp_denied)
+    if config.seccomp_error:
+        iso.warnings.append(config.seccomp_error)
+    return iso, cgroup, bytes.fromhex(config.seccomp_bpf)
+
+
+def zygote_main(sock_fd: int) -> None:
+    """Entry point of a zygote process (a fresh interpreter started by ``Slot``; its configuration comes
+    over the socket, so nothing of the grader's is on its command line for a child to read)."""
     sock = socket.socket(fileno=sock_fd)
+    config = ZygoteConfig.decode(sock.recv(1 << 20))
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # orphans of a run come back to us to be reaped
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the grader; we exit when it closes the socket
-    iso = linux.setup_isolation(config.hidden)
+    iso, cgroup, bpf = _isolate(config)
     for name in PRELOAD:
         importlib.import_module(name)
     exec(compile(LEETCODE_PRELUDE, "<prelude>", "exec"), {})
@@ -184,7 +248,11 @@ def zygote_main(sock_fd: int, config_json: str) -> None:
     sock.sendall(encode(iso))
     gc.collect()
     gc.freeze()
+    zygote = _Zygote(sock, tmp_root, iso, cgroup, bpf)
     try:
-        _Zygote(sock, tmp_root).serve()
+        zygote.serve()
     finally:
-        shutil.rmtree(tmp_root, ignore_errors=True)
+        zygote.cleanup()
+        linux.remove_workdir(tmp_root, False)
+        if cgroup is not None:
+            cgroup.remove()
