@@ -183,33 +183,28 @@ def _send(fd: int, data: bytes) -> None:
 
 
 def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) -> TestResult:
-    """Run test ``index`` in a fresh child: payload in, one report out, the child's tree killed, judged."""
-    job_r, job_w = os.pipe()
-    res_r, res_w = os.pipe()
-    out_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
+    """Run test ``index`` in a fresh child (pre-forked by the zygote while the previous test was judged):
+    payload in, one report out, the child's whole tree killed, then judged. The zygote pre-forks the
+    child of the slot's next test as it answers."""
+    run = slot.take_run(limits)
     try:
-        try:
-            slot.spawn(limits, [job_r, res_w, out_fd])
-        finally:
-            os.close(job_r)
-            os.close(res_w)
         t0 = time.monotonic()
-        _send(job_w, job.payload(index))
+        _send(run.job_w, job.payload(index))
         cap = job.result_cap(index) + REPORT_CAP if job.problem.call_based else REPORT_CAP
         end = min(t0 + limits.timeout_s, deadline)
-        got = read_report(res_r, cap, end - time.monotonic())
+        got = read_report(run.res_r, cap, end - time.monotonic())
         wall = time.monotonic() - t0
-        exited = slot.wait(max(0.0, end - time.monotonic()) if got == _EOF else 0.0)
+        exited = slot.wait(max(0.0, end - time.monotonic()) if got == _EOF else 0.0, limits)
         if exited.error:
-            raise SandboxError(f"cleaning up after test {index}: {exited.error}")
-        result = _verdict(job, index, got, exited, out_fd, limits)
+            raise SandboxError(f"test {index}: {exited.error}")
+        result = _verdict(job, index, got, exited, run.out_fd, limits)
         if got == _TIMEOUT and time.monotonic() >= deadline:
             result.error = "total time limit"
         result.time_s = round(wall, 4)
         return result
     finally:
-        os.close(res_r)
-        os.close(out_fd)
+        os.close(run.res_r)
+        os.close(run.out_fd)
 
 
 def grade_job(slot: Slot, job: Job, limits: Limits) -> list[TestResult]:

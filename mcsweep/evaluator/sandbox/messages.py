@@ -2,7 +2,7 @@
 
 Grader -> zygote: ``ZygoteConfig`` once, then ``SpawnRequest`` / ``WaitRequest``; zygote -> grader:
 ``Isolation`` once, then ``Spawned`` / ``Exited``. Grader -> child: one ``Payload``; child -> grader:
-one ``Report`` line per test. Decoding checks every field's type, so a malformed message (a hostile
+one ``Report`` line (a child runs one test). Decoding checks every field's type, so a malformed message (a hostile
 child's forged report, say) is refused as a whole rather than half-read.
 """
 
@@ -61,9 +61,12 @@ class SpawnRequest:
 
 @dataclass(frozen=True)
 class WaitRequest:
-    """Wait up to ``grace`` seconds for the child, then kill it, reap it and clean up."""
+    """Wait up to ``grace`` seconds for the child, then kill it, reap it and clean up; with ``next``
+    limits (and the next run's three descriptors passed alongside), fork the next child right after
+    answering, so that it is set up and waiting for its payload when the grader needs it."""
 
     grace: float
+    next: Limits | None = None
 
 
 @dataclass(frozen=True)
@@ -91,9 +94,9 @@ ZygoteRequest = SpawnRequest | WaitRequest
 
 def decode_request(data: bytes) -> ZygoteRequest:
     obj = _object(data)
-    if "limits" in obj:
-        return SpawnRequest(Limits(**obj["limits"]))
-    return WaitRequest(float(obj["grace"]))
+    if "grace" in obj:
+        return WaitRequest(float(obj["grace"]), Limits(**obj["next"]) if obj["next"] is not None else None)
+    return SpawnRequest(Limits(**obj["limits"]))
 
 
 @dataclass(frozen=True)

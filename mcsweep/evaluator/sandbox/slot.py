@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from typing import TypeVar
 
 from . import seccomp
@@ -21,6 +22,32 @@ _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
     "from mcsweep.evaluator.sandbox.zygote import zygote_main; zygote_main(int(sys.argv[2]))"
 )
+
+
+@dataclass(frozen=True)
+class RunFds:
+    """The grader's ends of one run: the payload pipe (write), the report pipe (read), the stdout memfd."""
+
+    job_w: int
+    res_r: int
+    out_fd: int
+
+    def close(self) -> None:
+        _close([self.job_w, self.res_r, self.out_fd])
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _run_fds() -> tuple[list[int], RunFds]:
+    """Descriptors for one run: the three the zygote hands the child, and the grader's three ends."""
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
+    return [job_r, res_w, out_fd], RunFds(job_w, res_r, os.dup(out_fd))
 
 
 @functools.cache
@@ -46,6 +73,7 @@ class Slot:
             cwd="/",
         )
         theirs.close()
+        self.pending: RunFds | None = None
         self.sock = ours
         self.sock.settimeout(start_timeout)
         self._send(config)
@@ -70,16 +98,37 @@ class Slot:
         except OSError as err:
             raise SandboxError(f"zygote unreachable: {err}") from err
 
-    def spawn(self, limits: Limits, fds: list[int]) -> int:
-        self._send(SpawnRequest(limits), fds)
-        spawned = self._recv(Spawned)
-        if spawned.error:
-            raise SandboxError(f"zygote could not start a run: {spawned.error}")
-        return spawned.pid
+    def take_run(self, limits: Limits) -> RunFds:
+        """The grader's ends of a child waiting for its payload: the pre-forked one, or one forked now."""
+        if self.pending is None:
+            theirs, ours = _run_fds()
+            try:
+                self._send(SpawnRequest(limits), theirs)
+            finally:
+                _close(theirs)
+            spawned = self._recv(Spawned)
+            if spawned.error:
+                ours.close()
+                raise SandboxError(f"zygote could not start a run: {spawned.error}")
+            self.pending = ours
+        run, self.pending = self.pending, None
+        return run
 
-    def wait(self, grace: float = 1.0) -> Exited:
-        """Wait up to ``grace`` s for the run, then kill its tree; ``Exited.error`` names a cleanup failure."""
-        self._send(WaitRequest(grace))
+    def wait(self, grace: float = 1.0, next_limits: Limits | None = None) -> Exited:
+        """Wait up to ``grace`` s for the run, then kill its tree (``Exited.error`` names a failure to);
+        with ``next_limits``, the zygote pre-forks the next run's child right after answering."""
+        if next_limits is None:
+            self._send(WaitRequest(grace))
+            return self._recv(Exited)
+        theirs, ours = _run_fds()
+        try:
+            self._send(WaitRequest(grace, next_limits), theirs)
+        except SandboxError:
+            ours.close()
+            raise
+        finally:
+            _close(theirs)
+        self.pending = ours
         return self._recv(Exited)
 
     def cpu_s(self) -> float:
@@ -94,6 +143,9 @@ class Slot:
     def close(self) -> None:
         """Stop the zygote (it kills and cleans up its current run); remove its cgroup if it could not."""
         self.sock.close()
+        if self.pending is not None:
+            self.pending.close()
+            self.pending = None
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

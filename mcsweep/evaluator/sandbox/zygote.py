@@ -58,6 +58,7 @@ class _Zygote:
         self.pid: int | None = None
         self.uid = 0
         self.workdir = ""
+        self.deferred = ""  # why the last pre-fork failed, told with the next answer
 
     def next_uid(self) -> int:
         self.counter += 1
@@ -104,8 +105,9 @@ class _Zygote:
                     os.kill(target, signal.SIGKILL)
 
     def wait(self, grace: float) -> Exited:
+        deferred, self.deferred = self.deferred, ""
         if self.pid is None:
-            return Exited(None)
+            return Exited(None, error=deferred)
         try:
             pidfd = os.pidfd_open(self.pid)
             ready = select.poll()
@@ -120,7 +122,7 @@ class _Zygote:
             return Exited(None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
         self.pid = None
         cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
-        return Exited(status, cpu_s, oom, self.cleanup())
+        return Exited(status, cpu_s, oom, (deferred + " " + self.cleanup()).strip())
 
     def cleanup(self) -> str:
         """Kill whatever the run left running (its whole cgroup, else every descendant, which come back to
@@ -165,8 +167,13 @@ class _Zygote:
             if not msg:
                 break
             req = decode_request(msg)
-            reply = self.spawn(req.limits, fds) if isinstance(req, SpawnRequest) else self.wait(req.grace)
-            self.sock.sendall(encode(reply))
+            if isinstance(req, SpawnRequest):
+                self.sock.sendall(encode(self.spawn(req.limits, fds)))
+                continue
+            self.sock.sendall(encode(self.wait(req.grace)))
+            if req.next is not None:  # pre-fork the next run while the grader judges this one
+                spawned = self.spawn(req.next, fds)
+                self.deferred = spawned.error
         self.kill()
         if self.pid is not None:
             self.wait(0)
