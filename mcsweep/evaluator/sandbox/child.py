@@ -40,7 +40,7 @@ class ChildSetup:
     workdir: str
     uid: int
     limits: Limits
-    cgroup_procs: tuple[str, ...]
+    in_cgroup: bool
     seccomp_bpf: bytes
     ipc_namespace: bool
 
@@ -204,9 +204,9 @@ def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payloa
     """Read the payload, then confine this process: cgroup, IPC namespace, descriptors, directory,
     environment, rlimits, uid, syscall filter."""
     os.setpgid(0, 0)
-    for path in setup.cgroup_procs:  # the whole tree this process starts is limited and accounted
-        with open(path, "w") as stream:
-            stream.write(str(os.getpid()))
+    if setup.in_cgroup:  # born in the zygote's cgroup: the OOM killer must pick us, never the zygote
+        with open("/proc/self/oom_score_adj", "w") as stream:
+            stream.write("1000")
     if setup.ipc_namespace:  # System V objects and POSIX message queues of this run only
         linux.unshare(linux.CLONE_NEWIPC, "unshare(CLONE_NEWIPC)")
     atexit._clear()  # exit handlers the zygote's modules registered are not the solution's

@@ -129,23 +129,31 @@ def _cover_all(hidden: tuple[str, ...], iso: Isolation) -> None:
             iso.hidden_by[path] = above
 
 
-def mount_workdir(path: str, uid: int, limits: Limits) -> None:
-    """A run's working directory: its own tmpfs, owned by the run's uid, as large as its memory limit
-    (tmpfs pages are charged to the run's memory cgroup too); unmounting it removes everything at once."""
-    os.mkdir(path, 0o700)
-    data = f"mode=0700,uid={uid},gid={uid},size={limits.memory_mb}m,nr_inodes={limits.max_files}"
+def mount_run_root(path: str, limits: Limits) -> None:
+    """The tmpfs that holds a zygote's run directories (one run at a time): as large as the memory limit
+    and with at most ``max_files`` inodes; its pages are charged to the writing run's memory cgroup."""
+    data = f"mode=0711,size={limits.memory_mb}m,nr_inodes={limits.max_files}"
     mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, data)
 
 
-def remove_workdir(path: str, mounted: bool) -> None:
-    """Unmount (or, without root, delete with ``rm -rf``, which handles any depth) and remove."""
-    if mounted:
-        umount(path)
+def resize_run_root(path: str, limits: Limits) -> None:
+    data = f"mode=0711,size={limits.memory_mb}m,nr_inodes={limits.max_files}"
+    mount(None, path, None, MS_REMOUNT | MS_NOSUID | MS_NODEV, data)
+
+
+def remove_workdir(path: str) -> None:
+    """Remove a run's directory: the usual empty one directly, anything else with ``rm -rf``, which
+    handles any depth and (as root) any permissions."""
+    try:
         os.rmdir(path)
-    else:
-        import subprocess  # only without root: a zygote's forks stay small when it is not loaded
+    except FileNotFoundError:
+        return
+    except OSError:
+        import subprocess  # loaded on first use: a zygote's forks stay small
 
         subprocess.run(["rm", "-rf", "--one-file-system", "--", path], check=False, stdin=subprocess.DEVNULL)
+        if os.path.lexists(path):
+            raise OSError(f"could not remove {path}") from None
 
 
 def set_limits(limits: Limits, extra_files: int) -> None:

@@ -59,16 +59,17 @@ class _Zygote:
         self.uid = 0
         self.workdir = ""
         self.deferred = ""  # why the last pre-fork failed, told with the next answer
+        self.limits: Limits | None = None
 
     def next_uid(self) -> int:
         self.counter += 1
         return UID_BASE + (os.getpid() % 4_000_000) * 1000 + self.counter % 1000
 
     def _make_workdir(self, limits: Limits) -> None:
+        if self.iso.workdir_tmpfs and limits != self.limits:
+            linux.resize_run_root(self.tmp_root, limits)
+        self.limits = limits
         self.workdir = os.path.join(self.tmp_root, f"run-{self.counter}")
-        if self.iso.workdir_tmpfs:
-            linux.mount_workdir(self.workdir, self.uid, limits)
-            return
         os.mkdir(self.workdir, 0o700)
         if os.geteuid() == 0:
             os.chown(self.workdir, self.uid, self.uid)
@@ -80,8 +81,8 @@ class _Zygote:
             if self.cgroup is not None:
                 self.cgroup.configure(limits)
                 self.cgroup.start()
-            procs = tuple(self.cgroup.procs_files) if self.cgroup is not None else ()
-            setup = ChildSetup(self.workdir, self.uid, limits, procs, self.bpf, self.iso.ipc_namespace)
+            in_cgroup = self.cgroup is not None
+            setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, self.iso.ipc_namespace)
             pid = os.fork()
             if pid == 0:
                 self.sock.close()
@@ -138,7 +139,7 @@ class _Zygote:
             errors.append(f"killing the run: {err!r}")
         if self.workdir:
             try:
-                linux.remove_workdir(self.workdir, self.iso.workdir_tmpfs)
+                linux.remove_workdir(self.workdir)
             except Exception as err:
                 errors.append(f"removing {self.workdir}: {err!r}")
             self.workdir = ""
@@ -227,8 +228,13 @@ def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, bytes]:
         iso.ipc_namespace = _ipc_namespace_works()
         if not iso.ipc_namespace:
             iso.warnings.append("no IPC namespace per run: System V objects are shared between runs")
-        iso.workdir_tmpfs = iso.mount_namespace
         cgroup, why = open_cgroup(f"mcsweep-eval-{os.getpid()}")
+        if cgroup is not None:
+            try:
+                cgroup.enter()
+            except OSError as err:
+                cgroup.remove()
+                cgroup, why = None, f"could not enter the cgroup ({err}): memory and process limits per process"
         if cgroup is not None:
             iso.cgroup, iso.cgroup_paths = cgroup.version, list(cgroup.dirs.values())
         if why:
@@ -252,6 +258,12 @@ def zygote_main(sock_fd: int) -> None:
     exec(compile(LEETCODE_PRELUDE, "<prelude>", "exec"), {})
     tmp_root = tempfile.mkdtemp(prefix="mcsweep-eval-")
     os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
+    if iso.mount_namespace:
+        try:
+            linux.mount_run_root(tmp_root, Limits())
+            iso.workdir_tmpfs = True
+        except OSError as err:
+            iso.warnings.append(f"run directories not on a tmpfs of their own ({err}): files not capped")
     sock.sendall(encode(iso))
     gc.collect()
     gc.freeze()
@@ -260,6 +272,8 @@ def zygote_main(sock_fd: int) -> None:
         zygote.serve()
     finally:
         zygote.cleanup()
-        linux.remove_workdir(tmp_root, False)
+        if iso.workdir_tmpfs:
+            linux.umount(tmp_root)
+        linux.remove_workdir(tmp_root)
         if cgroup is not None:
             cgroup.remove()
