@@ -126,7 +126,7 @@ def main() -> None:
         secs, passed = timed(ev, mixed)
         floor = len(loops) * args.timeout / args.workers
         print(
-            f"210 with 10 time-outs (shuffled): {secs:.2f} s, {len(mixed) / secs:.0f} solutions/s, "
+            f"{len(mixed)} with {len(loops)} time-outs (shuffled): {secs:.2f} s, {len(mixed) / secs:.0f} solutions/s, "
             f"passed {passed}; "
             f"the time-outs alone need >= {floor:.1f} s of the {args.workers} cores"
         )
