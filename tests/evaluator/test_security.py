@@ -601,7 +601,7 @@ MIXED_BATCH = r"""
 import json, resource, sys
 from mcsweep.evaluator import Evaluator, GradeRequest
 cases = json.loads(sys.argv[1])
-with Evaluator(workers=2, timeout_s=2.0, total_timeout_s=6.0, shadow_comparators=("livecodebench",)) as ev:
+with Evaluator(workers=2, timeout_s=4.0, total_timeout_s=8.0, shadow_comparators=("livecodebench",)) as ev:
     requests = [GradeRequest(c["id"], code=c["code"], input_output=c["io"]) for c in cases]
     verdicts = {r.id: r.verdict for r in ev.grade_iter(requests)}
     errors = ev.sandbox_errors

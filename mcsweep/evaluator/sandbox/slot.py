@@ -6,9 +6,11 @@ import contextlib
 import functools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -48,6 +50,24 @@ def _run_fds() -> tuple[list[int], RunFds]:
     res_r, res_w = os.pipe()
     out_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
     return [job_r, res_w, out_fd], RunFds(job_w, res_r, os.dup(out_fd))
+
+
+def _remove_cgroup(path: str, patience: float = 5.0) -> None:
+    """Remove a dead zygote's cgroup, killing what is left in it (a pre-forked child that its death
+    signal has not ended yet); gives up silently after ``patience`` seconds."""
+    end = time.monotonic() + patience
+    while time.monotonic() < end:
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            with contextlib.suppress(OSError), open(os.path.join(path, "cgroup.procs")) as stream:
+                for pid in map(int, stream.read().split()):
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
 
 
 @functools.cache
@@ -152,5 +172,4 @@ class Slot:
             self.proc.kill()
             self.proc.wait()
         for path in self.isolation.cgroup_paths:
-            with contextlib.suppress(OSError):
-                os.rmdir(path)
+            _remove_cgroup(path)
