@@ -16,7 +16,7 @@ from .comparators import Comparator, make_comparator
 from .extract import extract_code
 from .pool import Job, TestResult, grade_job, summarise
 from .problem import Problem, ProblemFormatError, parse_problem
-from .sandbox import DEFAULT_HIDDEN, Isolation, Limits, SandboxError, Slot
+from .sandbox import DEFAULT_HIDDEN, Isolation, Limits, Slot
 
 log = logging.getLogger(__name__)
 VERDICTS = (
@@ -27,6 +27,7 @@ VERDICTS = (
     "runtime_error",
     "compile_error",
     "no_code",
+    "sandbox_error",
 )
 
 
@@ -122,14 +123,17 @@ class Evaluator:
         self._slots: queue.SimpleQueue[Slot] = queue.SimpleQueue()
         self._all: list[Slot] = []
         self._lock = threading.Lock()
+        self.sandbox_errors = 0  # solutions failed by the sandbox itself, not by their code
         with ThreadPoolExecutor(self.workers) as ex:
             for slot in ex.map(lambda _: self._new_slot(), range(self.workers)):
                 self._slots.put(slot)
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="mcsweep-eval")
-        # What the sandbox could turn on here (uid switch, network and mount namespaces).
+        # What the sandbox could turn on here (namespaces, cgroup, seccomp...) and what fell back.
         self.isolation: Isolation = self._all[0].isolation
         if not self.isolation.uid_switch:
             log.warning("evaluator sandbox without root (%s): rlimits only", "; ".join(self.isolation.errors))
+        for warning in self.isolation.warnings:
+            log.warning("evaluator sandbox: %s", warning)
 
     def _new_slot(self) -> Slot:
         slot = Slot(self._hidden)
@@ -144,12 +148,18 @@ class Evaluator:
         return self._new_slot()
 
     def _run(self, job: Job) -> list[TestResult]:
+        """Grade one job; whatever goes wrong in the grader or sandbox while doing so becomes this
+        solution's ``sandbox_error`` (logged and counted in ``sandbox_errors``), on a fresh zygote, and the
+        rest of the batch goes on."""
         slot = self._slots.get()
         try:
             return grade_job(slot, job, self.limits)
-        except SandboxError:
+        except Exception as exc:
+            log.exception("sandbox error while grading a solution; it is failed and the batch goes on")
+            with self._lock:
+                self.sandbox_errors += 1
             slot = self._replace(slot)
-            return grade_job(slot, job, self.limits)
+            return [TestResult(0, "sandbox_error", error=f"{type(exc).__name__}: {exc}"[:500])]
         finally:
             self._slots.put(slot)
 

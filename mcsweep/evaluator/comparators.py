@@ -8,6 +8,7 @@ value. Each returns the name of the method that accepted, or None.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -19,17 +20,41 @@ from typing import Any
 _FLOAT_LITERAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+(?=[eE]))([eE][+-]?\d+)?")
 
 
+_TOKEN = re.compile(r"\S+")  # the tokens of str.split(): \s is exactly str.isspace()
+_NONBLANK = re.compile(r"[^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")  # splitlines' line bodies
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _decode_tag(obj: dict[str, Any]) -> Any:
+    if len(obj) == 1:
+        [(key, items)] = obj.items()
+        if isinstance(items, list):
+            if key == "$tuple":
+                return tuple(items)
+            if key == "$set":
+                return frozenset(items)
+            if key == "$dict" and all(type(p) is list and len(p) == 2 and type(p[0]) is str for p in items):
+                return dict(items)
+    raise ValueError(f"not a tagged container: {str(obj)[:80]}")
+
+
 def decode_tagged(text: str) -> Any:
-    """Decode the sandbox's tagged JSON: {"$tuple": [...]} -> tuple, {"$set": [...]} -> frozenset."""
+    """Decode the sandbox's tagged JSON: lists are arrays and every other container is tagged,
+    {"$tuple": [...]} -> tuple, {"$set": [...]} -> frozenset, {"$dict": [[key, value], ...]} -> dict; an
+    untagged object cannot come from a returned value (a dict shaped like a tag arrives as "$dict")."""
+    return json.loads(text, object_hook=_decode_tag)
 
-    def hook(obj: dict[str, Any]) -> Any:
-        if len(obj) == 1 and isinstance(obj.get("$tuple"), list):
-            return tuple(obj["$tuple"])
-        if len(obj) == 1 and isinstance(obj.get("$set"), list):
-            return frozenset(obj["$set"])
-        return obj
 
-    return json.loads(text, object_hook=hook)
+def same_token_count(output: str, expected: str) -> bool:
+    """Every comparison method of both comparators needs as many tokens as expected; counting stops one
+    past the expected count, so a flood of output costs a scan, never a list of its tokens."""
+    n = len(expected.split())
+    return sum(1 for _ in itertools.islice(_TOKEN.finditer(output), n + 1)) == n
+
+
+def _lines(text: str) -> int:
+    """len(text.splitlines()) for a stripped text, counted without splitting it."""
+    return sum(text.count(c) for c in _LINE_BREAKS) - text.count("\r\n") + 1 if text else 0
 
 
 # ---------------------------------------------------------------- livecodebench (strict) ---------
@@ -37,6 +62,10 @@ def decode_tagged(text: str) -> Any:
 
 def _lcb_lines(text: str) -> list[str]:
     return [line.strip() for line in text.strip().split("\n")]
+
+
+def _lcb_same_line_count(output: str, expected: str) -> bool:
+    return output.strip().count("\n") == expected.strip().count("\n")
 
 
 def _lcb_decimals(line: str) -> list[Decimal] | None:
@@ -55,6 +84,8 @@ class LiveCodeBench:
     methods: tuple[str, ...] = ("equal", "exact_lines", "decimal")
 
     def stdin(self, output: str, expected: str, order_irrelevant: bool = False) -> str | None:
+        if not (same_token_count(output, expected) and _lcb_same_line_count(output, expected)):
+            return None
         got, want = _lcb_lines(output), _lcb_lines(expected)
         if len(got) != len(want):
             return None
@@ -141,12 +172,18 @@ def exact(got: str, want: str, cmp: MicroCoder) -> bool:
 
 def trailing_whitespace(got: str, want: str, cmp: MicroCoder) -> bool:
     """Trailing spaces on a line and trailing newlines are invisible to every contest judge."""
-    return [ln.rstrip() for ln in got.rstrip().split("\n")] == [ln.rstrip() for ln in want.rstrip().split("\n")]
+    got, want = got.rstrip(), want.rstrip()
+    if got.count("\n") != want.count("\n"):  # checked first: splitting a flood of lines costs memory
+        return False
+    return [ln.rstrip() for ln in got.split("\n")] == [ln.rstrip() for ln in want.split("\n")]
 
 
 def whitespace_tokens(got: str, want: str, cmp: MicroCoder) -> bool:
     """Same tokens on the same lines, whatever the spacing between them."""
-    return [ln.split() for ln in got.strip().splitlines()] == [ln.split() for ln in want.strip().splitlines()]
+    got, want = got.strip(), want.strip()
+    if _lines(got) != _lines(want):
+        return False
+    return [ln.split() for ln in got.splitlines()] == [ln.split() for ln in want.splitlines()]
 
 
 def token_stream(got: str, want: str, cmp: MicroCoder) -> bool:
@@ -172,11 +209,22 @@ def float_tolerance(got: str, want: str, cmp: MicroCoder) -> bool:
     return len(g) == len(w) and all(_token_close(a, b, cmp) for a, b in zip(g, w, strict=True))
 
 
+def _nonblank_lines(text: str, limit: int) -> list[list[str]] | None:
+    """The token lists of text's non-blank lines (as splitlines() cuts them), or None past ``limit``."""
+    lines = []
+    for match in _NONBLANK.finditer(text):
+        if tokens := match.group().split():
+            lines.append(tokens)
+            if len(lines) > limit:
+                return None
+    return lines
+
+
 def unordered_lines(got: str, want: str, cmp: MicroCoder) -> bool:
     """Only for problems declaring order irrelevant: the same multiset of lines (duplicates count)."""
-    lines = [ln.split() for ln in got.splitlines() if ln.strip()]
     expected = [ln.split() for ln in want.splitlines() if ln.strip()]
-    return sorted(lines) == sorted(expected)
+    lines = _nonblank_lines(got, len(expected))
+    return lines is not None and sorted(lines) == sorted(expected)
 
 
 # call-based methods: (result, expected, comparator) -> bool
@@ -234,6 +282,8 @@ class MicroCoder:
         return None
 
     def stdin(self, output: str, expected: str, order_irrelevant: bool = False) -> str | None:
+        if not same_token_count(output, expected):
+            return None
         chain = (*STDIN_CHAIN, unordered_lines) if order_irrelevant else STDIN_CHAIN
         return self._first(chain, output, expected)
 

@@ -1,15 +1,16 @@
-"""Grader-side scheduling: run one solution's tests in sandboxed children and judge each report.
+"""Grader-side scheduling: run each test of a solution in a fresh sandboxed child and judge its report.
 
-A slot thread drives one child at a time. It writes the payload (code and inputs, never outputs), reads
-one report per test, judges it at once with every comparator, and kills the child as soon as the verdict
-is known (first failure, unless all tests must run). A timeout kills only that child; the other slots
-keep going, and with ``run_all`` a fresh child continues after the timed-out test.
+A slot thread drives one child at a time: it writes the payload (the code and that test's input, never
+an output), waits for the child's one report under the test's wall limit, has the zygote kill and reap
+the child's whole process tree, then judges with every comparator. Grading stops at the first failure
+unless all tests must run. Everything that crosses from the child is size-checked before it is parsed:
+the report line (a cap), the output (its size, then the comparators' token and line gates), a
+call-based result (at most ``RESULT_FACTOR`` times the expected result's JSON, plus a little).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import select
@@ -21,11 +22,13 @@ from typing import Any
 
 from .comparators import Comparator, decode_tagged
 from .problem import Problem
-from .sandbox import SETUP_FAILED, Limits, Slot
+from .sandbox import SETUP_FAILED, Limits, SandboxError, Slot
+from .sandbox.messages import Exited, MessageError, Payload, Report, encode
 
 log = logging.getLogger(__name__)
-STATUSES = {"ok", "runtime_error", "memory_limit", "compile_error", "bad_output"}
-_TIMEOUT, _EOF, _MALFORMED, _OVERFLOW = "timeout", "eof", "malformed", "overflow"
+_TIMEOUT, _EOF, _OVERFLOW = "timeout", "eof", "overflow"
+REPORT_CAP = 1 << 16  # a report without a result: status and an error text cut to 500 characters
+RESULT_FACTOR, RESULT_SLACK = 16, 4096  # tagging, float digits and \u escapes inflate a right answer <16x
 
 
 @dataclass
@@ -44,7 +47,7 @@ class TestResult:
 
 @dataclass(frozen=True)
 class Job:
-    """Everything the grader needs for one solution; only ``code`` and inputs reach the child."""
+    """Everything the grader needs for one solution; only ``code`` and one input reach each child."""
 
     code: str
     problem: Problem
@@ -52,47 +55,37 @@ class Job:
     comparators: tuple[Comparator, ...]  # primary first, then shadows
     stop_early: bool
 
-    def payload(self, start: int, limits: Limits) -> bytes:
-        inputs = [t.input for t in self.problem.tests]
-        body = {"code": self.code, "inputs": inputs, "fn_name": self.problem.fn_name, "start": start}
-        return json.dumps({**body, "timeout_s": limits.timeout_s}).encode()
+    def payload(self, index: int) -> bytes:
+        return encode(Payload(self.code, self.problem.tests[index].input, self.problem.fn_name, index))
+
+    def result_cap(self, index: int) -> int:
+        """The longest call-based result that could still be right: bounds the grader's parsing work."""
+        return RESULT_FACTOR * len(self.problem.tests[index].output.encode()) + RESULT_SLACK
 
 
-class _Reports:
-    """Newline-delimited JSON reports from a child, with a deadline and a size cap per report."""
-
-    def __init__(self, fd: int, cap: int) -> None:
-        self.fd, self.cap, self.buf = fd, cap, bytearray()
-
-    def next(self, timeout: float) -> dict[str, Any] | str:
-        end = time.monotonic() + timeout
-        while (nl := self.buf.find(b"\n")) < 0:
-            if len(self.buf) > self.cap:
-                return _OVERFLOW
-            left = end - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                return _TIMEOUT
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                return _EOF
-            self.buf += chunk
-        line = bytes(self.buf[:nl])
-        del self.buf[: nl + 1]
-        try:
-            report = json.loads(line)
-        except (ValueError, RecursionError):
-            return _MALFORMED
-        return report if _well_formed(report) else _MALFORMED
-
-
-def _well_formed(report: Any) -> bool:
-    return (
-        isinstance(report, dict)
-        and type(report.get("i")) is int
-        and report.get("status") in STATUSES
-        and isinstance(report.get("out"), str)
-        and isinstance(report.get("err"), str)
-    )
+def read_report(fd: int, cap: int, timeout: float) -> bytes | str:
+    """One report line from ``fd`` within ``timeout`` seconds, or why not; reads at most ``cap`` bytes
+    (linear in what arrives; ``poll``, so any descriptor number works)."""
+    end = time.monotonic() + timeout
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        left = end - time.monotonic()
+        if left <= 0 or not poller.poll(int(left * 1000) + 1):
+            return _TIMEOUT
+        chunk = os.read(fd, min(1 << 20, cap + 1 - size))
+        if not chunk:
+            return _EOF
+        nl = chunk.find(b"\n")
+        if nl >= 0:
+            chunks.append(chunk[:nl])
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            return _OVERFLOW
 
 
 def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
@@ -115,19 +108,70 @@ def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
     return TestResult(index, verdict, methods[0], error=err, shadow=shadow)
 
 
-def _death(job: Job, index: int, status: int | None, out_fd: int) -> TestResult:
-    """Verdict for a test whose child died before reporting it."""
+def signal_name(sig: int) -> str:
+    """SIGKILL, SIGRTMIN+3, or "signal 64": real-time signals have no name in ``signal.Signals``."""
+    with contextlib.suppress(ValueError):
+        return signal.Signals(sig).name
+    if signal.SIGRTMIN <= sig <= signal.SIGRTMAX:
+        return f"SIGRTMIN+{sig - signal.SIGRTMIN}"
+    return f"signal {sig}"
+
+
+def _stdout(out_fd: int, limits: Limits) -> str | None:
+    """What the test wrote to fd 1, or None when it is over the output cap (checked before reading)."""
+    size = os.fstat(out_fd).st_size
+    if size > limits.output_mb << 20:
+        return None
+    return os.pread(out_fd, size, 0).decode("utf-8", errors="replace")
+
+
+def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) -> TestResult:
+    """Verdict for a test whose child ended without reporting it."""
+    status = exited.status
     if status is not None and os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         verdict = "time_limit" if sig == signal.SIGXCPU else "runtime_error"
-        return TestResult(index, verdict, error=f"killed by {signal.Signals(sig).name}")
+        return TestResult(index, verdict, error=f"killed by {signal_name(sig)}")
     code = os.waitstatus_to_exitcode(status) if status is not None else -1
     if code == SETUP_FAILED:
         log.warning("sandbox child exited with status %d: its setup may have failed", code)
     if code == 0 and not job.problem.call_based:  # os._exit(0): judge what was flushed, as a judge does
-        text = os.pread(out_fd, os.fstat(out_fd).st_size, 0).decode("utf-8", errors="replace")
+        text = _stdout(out_fd, limits)
+        if text is None:
+            return TestResult(index, "runtime_error", error="output limit exceeded")
         return judge(job, index, "ok", text, "process ended with os._exit(0)")
     return TestResult(index, "runtime_error", error=f"exit status {code} before the test finished")
+
+
+def _reported(job: Job, index: int, line: bytes, out_fd: int, limits: Limits) -> TestResult:
+    try:
+        report = Report.decode(line)
+    except MessageError:
+        return TestResult(index, "runtime_error", error="malformed report from the sandbox")
+    if report.i != index:
+        return TestResult(index, "runtime_error", error="report for another test")
+    if report.status != "ok" or job.problem.call_based:
+        return judge(job, index, report.status, report.result, report.err)
+    text = _stdout(out_fd, limits)
+    if text is None:
+        return TestResult(index, "runtime_error", error="output limit exceeded")
+    return judge(job, index, "ok", text, report.err)
+
+
+def _verdict(job: Job, index: int, got: bytes | str, exited: Exited, out_fd: int, limits: Limits) -> TestResult:
+    if exited.oom_killed:
+        return TestResult(index, "memory_limit", error="the test's processes exceeded the memory limit")
+    if exited.cpu_s > limits.timeout_s:
+        return TestResult(index, "time_limit", error=f"CPU time of the test's processes {exited.cpu_s:.2f} s")
+    if isinstance(got, bytes):
+        return _reported(job, index, got, out_fd, limits)
+    if got == _EOF:
+        return _death(job, index, exited, out_fd, limits)
+    if got == _OVERFLOW:
+        if job.problem.call_based:
+            return TestResult(index, "wrong_answer", error="result far larger than the expected one")
+        return TestResult(index, "runtime_error", error="report over its size cap")
+    return TestResult(index, "time_limit", error="wall time limit")
 
 
 def _send(fd: int, data: bytes) -> None:
@@ -138,72 +182,29 @@ def _send(fd: int, data: bytes) -> None:
     os.close(fd)
 
 
-def _run_child(slot: Slot, job: Job, limits: Limits, start: int, deadline: float, out: list[TestResult]) -> bool:
-    """Run tests from ``start`` in one child, appending results; True when grading must stop."""
-    job_r, job_w = os.pipe()
-    res_r, res_w = os.pipe()
-    out_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
+def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) -> TestResult:
+    """Run test ``index`` in a fresh child (pre-forked by the zygote while the previous test was judged):
+    payload in, one report out, the child's whole tree killed, then judged. The zygote pre-forks the
+    child of the slot's next test as it answers."""
+    run = slot.take_run(limits)
     try:
-        slot.spawn(limits, [job_r, res_w, out_fd])
+        t0 = time.monotonic()
+        _send(run.job_w, job.payload(index))
+        cap = job.result_cap(index) + REPORT_CAP if job.problem.call_based else REPORT_CAP
+        end = min(t0 + limits.timeout_s, deadline)
+        got = read_report(run.res_r, cap, end - time.monotonic())
+        wall = time.monotonic() - t0
+        exited = slot.wait(max(0.0, end - time.monotonic()) if got == _EOF else 0.0, limits)
+        if exited.error:
+            raise SandboxError(f"test {index}: {exited.error}")
+        result = _verdict(job, index, got, exited, run.out_fd, limits)
+        if got == _TIMEOUT and time.monotonic() >= deadline:
+            result.error = "total time limit"
+        result.time_s = round(wall, 4)
+        return result
     finally:
-        os.close(job_r)
-        os.close(res_w)
-    try:
-        _send(job_w, job.payload(start, limits))
-        return _read_reports(slot, job, limits, start, deadline, out, res_r, out_fd)
-    finally:
-        os.close(res_r)
-        os.close(out_fd)
-
-
-def _read_reports(
-    slot: Slot,
-    job: Job,
-    limits: Limits,
-    index: int,
-    deadline: float,
-    out: list[TestResult],
-    res_r: int,
-    out_fd: int,
-) -> bool:
-    reports = _Reports(res_r, 2 * (limits.output_mb << 20) + (1 << 20))
-    n = len(job.problem.tests)
-    t0 = time.monotonic()
-    while index < n:
-        report = reports.next(min(t0 + limits.timeout_s, deadline) - time.monotonic())
-        now = time.monotonic()
-        alive = isinstance(report, dict) and report["i"] == index
-        if alive:
-            result = judge(job, index, report["status"], report["out"], report["err"])
-        elif report == _EOF:
-            result = _death(job, index, slot.wait(), out_fd)
-        else:
-            _finish(slot)
-            result = _failure(index, report, now >= deadline)
-        result.time_s = round(now - t0, 4)
-        out.append(result)
-        failed = result.verdict != "accepted"
-        stop = result.verdict == "compile_error" or now >= deadline or (failed and job.stop_early)
-        if stop or not alive:
-            if alive:
-                _finish(slot)
-            return stop or index + 1 >= n
-        index, t0 = index + 1, now
-    _finish(slot)
-    return False
-
-
-def _failure(index: int, report: Any, total_expired: bool) -> TestResult:
-    if report == _TIMEOUT:
-        return TestResult(index, "time_limit", error="total time limit" if total_expired else "wall time limit")
-    if report == _OVERFLOW:
-        return TestResult(index, "runtime_error", error="output limit exceeded")
-    return TestResult(index, "runtime_error", error="malformed report from the sandbox")
-
-
-def _finish(slot: Slot) -> None:
-    """Kill (if still running) and reap the child: its results are all in, or no longer wanted."""
-    slot.wait(0)
+        os.close(run.res_r)
+        os.close(run.out_fd)
 
 
 def grade_job(slot: Slot, job: Job, limits: Limits) -> list[TestResult]:
@@ -211,8 +212,10 @@ def grade_job(slot: Slot, job: Job, limits: Limits) -> list[TestResult]:
     results: list[TestResult] = []
     deadline = time.monotonic() + limits.total_timeout_s
     n = len(job.problem.tests)
-    while len(results) < n:
-        if _run_child(slot, job, limits, len(results), deadline, results):
+    while len(results) < n and time.monotonic() < deadline:
+        result = run_test(slot, job, limits, len(results), deadline)
+        results.append(result)
+        if result.verdict == "compile_error" or (result.verdict != "accepted" and job.stop_early):
             break
     if len(results) < n and (not job.stop_early or all(r.verdict == "accepted" for r in results)):
         results += _not_run(results, n if not job.stop_early else len(results) + 1)

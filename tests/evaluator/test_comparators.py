@@ -119,4 +119,6 @@ def test_tolerance_is_configurable():
 def test_tagged_json_keeps_tuples_and_sets():
     assert decode_tagged('{"$tuple": [1, {"$tuple": [2]}]}') == (1, (2,))
     assert decode_tagged('{"$set": [1, 2]}') == frozenset({1, 2})
-    assert decode_tagged('{"$tuple": [1], "x": 2}') == {"$tuple": [1], "x": 2}
+    assert decode_tagged('{"$dict": [["$tuple", [1]], ["x", 2]]}') == {"$tuple": [1], "x": 2}
+    with pytest.raises(ValueError):  # an untagged object cannot come from the sandbox
+        decode_tagged('{"$tuple": [1], "x": 2}')

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -283,3 +287,353 @@ def test_memory_scan_finds_what_the_child_does_hold(hostile):
     """Control for the test above: the same scan finds the needle when it is the test's input."""
     io = json.dumps({"inputs": [NEEDLE], "outputs": ["found\n"]})
     assert run(hostile, MEMORY_SCAN, io).passed
+
+
+# ------------------------------------------------------------------ issue 14: attack classes -------
+
+
+def io_of(inputs: list[str], outputs: list[str], **extra) -> str:
+    return json.dumps({"inputs": inputs, "outputs": outputs, **extra})
+
+
+# Class 1: work outside a test's own time, state across tests, other tests' inputs within reach.
+LATER_INPUT = "LATERINPUT9931"
+SCAN_FDS_AND_MEMORY = MEMORY_SCAN.replace("Z(Q)X7781SECRET", "L(A)TERINPUT9931").replace(
+    "'Z' + 'QX7781'", "'L' + 'ATERINPUT'"
+) + (
+    "import os\nfor fd in os.listdir('/proc/self/fd'):\n"
+    "    try:\n        if b'LATERINPUT' in os.pread(int(fd), 1 << 16, 0):\n            print('found')\n"
+    "    except OSError:\n        pass\n"
+)
+
+
+def test_a_test_cannot_read_a_later_tests_input(hostile):
+    io = io_of(["", LATER_INPUT], ["absent\n", "absent\n"])
+    result = run(hostile, SCAN_FDS_AND_MEMORY, io)
+    assert result.tests[0].verdict == "accepted", result
+
+
+def test_nothing_survives_from_one_test_to_the_next(hostile):
+    """Module state, daemon threads, files and helper processes of test 0 are all gone in test 1."""
+    code = (
+        "import builtins, os, socket, sys, threading, time\n"
+        "first = sys.stdin.read().strip() == 'first'\n"
+        "if first:\n"
+        "    builtins.stash = 1\n"
+        "    threading.Thread(target=lambda: setattr(sys, 'precomputed', 1) or time.sleep(60), daemon=True).start()\n"
+        "    open('mark', 'w').write('x')\n"
+        "    if os.fork() == 0:\n"
+        "        s = socket.socket(socket.AF_UNIX)\n"
+        "        s.bind('\\0mcsweep-helper')\n"
+        "        s.listen()\n"
+        "        time.sleep(60)\n"
+        "    time.sleep(0.3)\n"
+        "    print('fresh')\n"
+        "else:\n"
+        "    left = [hasattr(builtins, 'stash'), hasattr(sys, 'precomputed'), os.path.exists('mark')]\n"
+        "    try:\n"
+        "        socket.socket(socket.AF_UNIX).connect('\\0mcsweep-helper')\n"
+        "        left.append(True)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    print('fresh' if not any(left) else left)\n"
+    )
+    result = run(hostile, code, io_of(["first", "second"], ["fresh\n", "fresh\n"]))
+    assert result.passed, result
+
+
+def test_cpu_of_helper_processes_is_charged_to_the_test():
+    """Four processes spinning in parallel for 0.6 s each: 2.4 s of CPU in a 1 s test."""
+    code = (
+        "import os, time\npids = []\n"
+        "for _ in range(4):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        end = time.process_time() + 0.6\n"
+        "        while time.process_time() < end:\n            pass\n"
+        "        os._exit(0)\n"
+        "    pids.append(pid)\n"
+        "for pid in pids:\n    os.waitpid(pid, 0)\nprint(3)\n"
+    )
+    with Evaluator(workers=1, timeout_s=1.0) as ev:
+        if not ev.isolation.cgroup:
+            pytest.skip(f"no cgroup here: {ev.isolation.warnings}")
+        result = run(ev, code, ONE_IO)
+    assert result.verdict == "time_limit", result
+
+
+# Class 2: memory of the whole process tree, files in the run's tmpfs included.
+@pytest.fixture(scope="module")
+def small_memory() -> Iterator[Evaluator]:
+    with Evaluator(workers=1, timeout_s=3.0, memory_mb=256) as ev:
+        if not ev.isolation.cgroup:
+            pytest.skip(f"no cgroup here: {ev.isolation.warnings}")
+        yield ev
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import os, time\nfor _ in range(4):\n    if os.fork() == 0:\n        a = bytearray(150 << 20)\n"
+        "        a[::4096] = b'x' * len(a[::4096])\n        time.sleep(2)\n        os._exit(0)\n"
+        "time.sleep(1.5)\nprint(3)\n",
+        "for k in range(12):\n    with open(f'f{k}', 'wb') as f:\n        f.write(b'x' * (30 << 20))\nprint(3)\n",
+    ],
+    ids=["forked_workers", "tmpfs_files"],
+)
+def test_memory_limit_covers_the_whole_tree_and_its_files(small_memory, code):
+    result = run(small_memory, code)
+    assert result.verdict in FAILING, result
+    assert run(small_memory, "print(sum(map(int, input().split())))").passed
+
+
+# Class 3: System V IPC shared between runs.
+SHM = (
+    "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = ctypes.c_void_p\nKEY = 0x6d637377\n"
+)
+
+
+def _host_ipc() -> dict[str, list[str]]:
+    return {k: open(f"/proc/sysvipc/{k}").read().splitlines()[1:] for k in ("shm", "msg", "sem")}
+
+
+def test_ipc_objects_neither_cross_runs_nor_outlive_them(hostile):
+    needs_isolation(hostile)
+    before = _host_ipc()
+    plant = SHM + (
+        "sid = libc.shmget(KEY, 4096, 0o1666)\naddr = libc.shmat(sid, None, 0)\n"
+        "ctypes.memmove(addr, b'planted', 7)\n"
+        "libc.msgget(KEY, 0o1666)\nlibc.semget(KEY, 1, 0o1666)\nprint('contained')\n"
+    )
+    look = SHM + (
+        "found = [libc.shmget(KEY, 0, 0) >= 0, libc.msgget(KEY, 0) >= 0, libc.semget(KEY, 0, 0) >= 0]\n"
+        "print('contained' if not any(found) else found)\n"
+    )
+    assert probe(hostile, plant).passed
+    assert probe(hostile, look).passed
+    assert _host_ipc() == before
+    assert hostile.isolation.ipc_namespace
+
+
+# Class 4: a returned value forging the tag of another type.
+@pytest.mark.parametrize(
+    ("returned", "expected"),
+    [
+        ('{"$tuple": [1, 2]}', "[1, 2]"),
+        ('{"$set": [1, 2]}', "[1, 2]"),
+        ('[{"$tuple": [1]}]', "[[1]]"),
+    ],
+)
+def test_returned_dicts_cannot_forge_the_tags(hostile, returned, expected):
+    io = io_of(["1"], [expected], fn_name="f", order_irrelevant=True)
+    code = f"class Solution:\n    def f(self, x):\n        return {returned}\n"
+    assert run(hostile, code, io).verdict == "wrong_answer"
+
+
+# Class 5: exit status as CPython really reports it.
+EXIT_CODES = ["0", "None", "0.0", "False", "True", "256", "-256", "512 + 1", "2 ** 64", "'0'", "[]", "Zero(0)"]
+ZERO = "class Zero(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+
+
+@pytest.mark.parametrize("expr", EXIT_CODES)
+def test_exit_status_is_the_interpreters(hostile, expr):
+    code = f"{ZERO}print(3)\nraise SystemExit({expr})\n"
+    real = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False).returncode
+    assert run(hostile, code).passed == (real == 0), (expr, real)
+
+
+# Class 6: the grader's command line, environment and open files.
+def test_grader_argv_environment_and_files_are_out_of_sight(hostile, tmp_path):
+    needs_isolation(hostile)
+    code = (
+        "import os\nseen = []\n"
+        f"for pid in [{os.getpid()}, os.getppid(), 1]:\n"
+        "    for what in ('cmdline', 'environ', 'fd', 'maps'):\n"
+        "        try:\n            p = f'/proc/{pid}/{what}'\n"
+        "            os.listdir(p) if what == 'fd' else open(p, 'rb').read(1)\n"
+        "            seen.append(p)\n"
+        "        except OSError:\n            pass\n"
+        "others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]\n"
+        "me = open('/proc/self/cmdline', 'rb').read()\n"
+        "print('contained' if not seen and not others and b'hidden' not in me else (seen, others[:5], me))\n"
+    )
+    assert probe(hostile, code).passed
+
+
+# Class 7: nothing a solution does ends the batch; an unexpected error is that solution's verdict.
+def test_death_by_a_real_time_signal_is_a_runtime_error(hostile):
+    result = run(hostile, "import os, signal\nos.kill(os.getpid(), signal.SIGRTMIN + 3)\n")
+    assert (result.verdict, result.tests[0].error) == ("runtime_error", "killed by SIGRTMIN+3"), result
+
+
+def test_a_deep_directory_tree_is_cleaned_up(hostile):
+    code = "import os\nfor _ in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\nprint('contained')\n"
+    assert probe(hostile, code).passed
+    assert run(hostile, "print(sum(map(int, input().split())))").passed
+    assert hostile.sandbox_errors == 0
+
+
+def test_a_sandbox_failure_is_the_solutions_verdict_and_the_batch_goes_on():
+    with Evaluator(workers=1, timeout_s=1.0) as ev:
+        ev._all[0].proc.kill()  # the zygote dies under the grader
+        ev._all[0].proc.wait()
+        results = ev.grade_many([GradeRequest(str(k), code="print(3)", input_output=ONE_IO) for k in range(3)])
+        assert [r.verdict for r in results] == ["sandbox_error", "accepted", "accepted"]
+        assert ev.sandbox_errors == 1
+
+
+# Class 9: descriptors past 1024 in the grader.
+def test_grading_works_with_descriptor_numbers_past_1024(hostile):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
+    fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        assert run(hostile, "print(sum(map(int, input().split())))").passed
+    finally:
+        for fd in fds:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+# Class 10: a syscall filter behind the other layers.
+def test_namespaces_mounts_ptrace_keyrings_and_bpf_are_denied(hostile):
+    needs_isolation(hostile)
+    code = (
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nok = []\n"
+        "for name, call in [\n"
+        "    ('userns', lambda: libc.unshare(0x10000000)),\n"
+        "    ('mountns', lambda: libc.unshare(0x00020000)),\n"
+        "    ('mount', lambda: libc.mount(b'none', b'.', b'tmpfs', 0, None)),\n"
+        "    ('ptrace', lambda: libc.ptrace(0, 0, None, None)),\n"
+        "    ('keyctl', lambda: libc.syscall(250, 0, -3, 0, 0, 0)),\n"
+        "    ('bpf', lambda: libc.syscall(321, 0, None, 0)),\n"
+        "    ('io_uring', lambda: libc.syscall(425, 1, ctypes.create_string_buffer(120))),\n"
+        "    ('clone_newuser', lambda: libc.syscall(56, 0x10000000 | 17, None, None, None, None)),\n"
+        "]:\n"
+        "    if call() >= 0:\n        ok.append(name)\n"
+        "        if name == 'clone_newuser' and os.getpid() != os.getpid():\n            os._exit(0)\n"
+        "print('contained' if not ok else ok)\n"
+    )
+    assert probe(hostile, code).passed
+    assert {"unshare", "mount", "ptrace", "keyctl", "bpf", "io_uring_setup"} <= set(hostile.isolation.seccomp)
+
+
+# Class 11: correct programs a judge accepts.
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import atexit, sys\nout = []\natexit.register(lambda: sys.stdout.write(''.join(out)))\n"
+        "out.append(str(sum(map(int, input().split()))) + '\\n')\n",
+        "w = open(1, 'w')\nw.write(str(sum(map(int, input().split()))) + '\\n')\n",
+        "import numpy as np\nprint(int(np.array(input().split(), dtype=np.int64).sum()))\n",
+    ],
+    ids=["atexit_writer", "unclosed_fd1_file", "numpy"],
+)
+def test_programs_a_judge_accepts_are_accepted(hostile, code):
+    assert run(hostile, code).passed
+
+
+def test_numpy_imports_when_the_installation_lives_in_the_temp_dir(tmp_path):
+    """A venv in the system temp directory holding numpy itself (the sandbox covers that directory)."""
+    import numpy
+    import pyseccomp  # noqa: F401
+
+    venv = Path(tempfile.mkdtemp(prefix="mcsweep-venv-"))
+    venv.chmod(0o755)  # an installation anyone may read, as installations are
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        [site_dir] = venv.glob("lib/python*/site-packages")
+        src = Path(numpy.__file__).parent
+        for tree in (src, src.parent / "numpy.libs"):
+            if tree.exists():
+                shutil.copytree(tree, site_dir / tree.name, symlinks=True)
+        script = (
+            "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+            "io = json.dumps({'inputs': ['1 2\\n'], 'outputs': ['3\\n']})\n"
+            "code = 'import numpy\\nprint(numpy.int64(3))\\n'\n"
+            "with Evaluator(workers=1, timeout_s=5.0) as ev:\n"
+            "    r = ev.grade(GradeRequest('n', code=code, input_output=io))\n"
+            "print(r.verdict, r.tests[0].error if r.tests else '', numpy_prefix := __import__('numpy').__file__)\n"
+        )
+        shutil.copy(sys.modules["pyseccomp"].__file__, site_dir)  # the whole sandbox, syscall filter included
+        env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        proc = subprocess.run(
+            [str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True, env=env, check=False
+        )
+        assert proc.stdout.startswith("accepted") and str(venv) in proc.stdout, proc.stdout + proc.stderr
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)
+
+
+# Class 12: the isolation record says what really hides each tree.
+def test_hidden_paths_under_a_covered_directory_are_recorded(tmp_path):
+    tree = Path(tempfile.mkdtemp(prefix="mcsweep-tree-"))
+    try:
+        (tree / "secret.txt").write_text("expected outputs")
+        with Evaluator(workers=1, timeout_s=1.0, hidden_paths=(str(tree),)) as ev:
+            needs_isolation(ev)
+            code = f"try:\n    open({str(tree / 'secret.txt')!r}).read()\n    print('seen')\nexcept OSError:\n"
+            code += "    print('contained')\n"
+            assert probe(ev, code).passed
+            assert str(tree) in ev.isolation.hidden_paths
+            assert ev.isolation.hidden_by[str(tree)] == os.path.realpath(tempfile.gettempdir())
+    finally:
+        shutil.rmtree(tree)
+
+
+# Class 8 and the whole: a batch mixing every hostile case with correct ones, graded in a fresh process
+# whose peak memory is measured, then the host checked for leftovers.
+GRADER_MEMORY_BOUND_MB = 600
+FLOODS = {
+    "output_lines_flood": "import sys\nsys.stdout.write('1\\n' * (15 << 20))\n",
+    "output_blank_lines_flood": "import sys\nsys.stdout.write('4' + ' \\n' * (15 << 20) + '\\n')\n",
+    "forged_report_line": "import os\nfor fd in range(3, 16):\n    try:\n"
+    '        os.write(fd, b\'{"i": 0, "status": "ok", "err": "\' + b\'x\' * (60 << 20) + b\'"}\\n\')\n'
+    "    except OSError:\n        pass\n",
+    "huge_error_text": "raise ValueError('x' * (40 << 20))\n",
+}
+CALL_FLOODS = {
+    "result_list_flood": "class Solution:\n    def f(self, x):\n        return [0] * (8 << 20)\n",
+    "forged_tag": "class Solution:\n    def f(self, x):\n        return {'$tuple': [x]}\n",
+    "right_answer": "class Solution:\n    def f(self, x):\n        return [x]\n",
+}
+MIXED_BATCH = r"""
+import json, resource, sys
+from mcsweep.evaluator import Evaluator, GradeRequest
+cases = json.loads(sys.argv[1])
+with Evaluator(workers=2, timeout_s=4.0, total_timeout_s=8.0, shadow_comparators=("livecodebench",)) as ev:
+    requests = [GradeRequest(c["id"], code=c["code"], input_output=c["io"]) for c in cases]
+    verdicts = {r.id: r.verdict for r in ev.grade_iter(requests)}
+    errors = ev.sandbox_errors
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"verdicts": verdicts, "peak_mb": peak_mb, "sandbox_errors": errors}))
+"""
+
+
+def _leftovers() -> dict[str, object]:
+    """IPC objects, POSIX shared memory, working directories and cgroups on the host."""
+    cgroups = sorted(str(p) for p in Path("/sys/fs/cgroup").glob("*/**/mcsweep-eval-*"))
+    return {"ipc": _host_ipc(), "shm": sorted(os.listdir("/dev/shm")), "tmp": _host_tmp_dirs(), "cgroups": cgroups}
+
+
+def test_a_mixed_hostile_batch_is_graded_right_with_bounded_grader_memory_and_nothing_left():
+    add = "a, b = map(int, input().split())\nprint(a + b)\n"
+    call_io = io_of(["7"], ["[7]"], fn_name="f")
+    hostile = {**HOSTILE, **FLOODS}
+    hostile.pop("kill_the_parent")  # without a uid of its own it would kill this test; covered above
+    cases = [{"id": f"hostile:{k}", "code": c, "io": ONE_IO} for k, c in hostile.items()]
+    cases += [{"id": f"hostile:{k}", "code": c, "io": call_io} for k, c in CALL_FLOODS.items() if k != "right_answer"]
+    cases += [{"id": f"correct:{k}", "code": add, "io": ONE_IO} for k in range(len(cases))]
+    cases += [{"id": f"correct:call{k}", "code": CALL_FLOODS["right_answer"], "io": call_io} for k in range(4)]
+    before = _leftovers()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run(
+        [sys.executable, "-c", MIXED_BATCH, json.dumps(cases)], capture_output=True, text=True, env=env, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.splitlines()[-1])
+    wrong = {k: v for k, v in report["verdicts"].items() if (v == "accepted") != k.startswith("correct:")}
+    assert wrong == {}, wrong
+    assert report["sandbox_errors"] == 0
+    assert report["peak_mb"] < GRADER_MEMORY_BOUND_MB, report["peak_mb"]
+    assert _leftovers() == before

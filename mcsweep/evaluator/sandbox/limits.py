@@ -1,0 +1,52 @@
+"""What the sandbox promises and reports: per-run limits, the isolation record, its own failure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SETUP_FAILED = 70  # a child's exit status when it failed before running the solution
+UID_BASE = 1_000_000
+DEFAULT_HIDDEN = ("/root", "/home", "/work", "/mnt", "/srv", "/data", "/scratch")
+
+
+class SandboxError(RuntimeError):
+    """The sandbox machinery itself failed (not the solution)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-test limits; contest-judge defaults (1024 MiB as AtCoder). ``memory_mb`` and ``nproc`` bound
+    the test's whole process tree where a cgroup is available (``Isolation.cgroup``), files in its
+    working directory included; ``timeout_s`` bounds its wall time and the CPU time of the whole tree."""
+
+    timeout_s: float = 6.0
+    total_timeout_s: float = 60.0
+    memory_mb: int = 1024
+    output_mb: int = 32
+    nproc: int = 8
+    nofile: int = 64
+    max_files: int = 4096
+
+
+@dataclass
+class Isolation:
+    """Which isolation layers are active in a zygote (and so in every child it forks).
+
+    ``hidden_by`` maps each hidden path to the mount that really hides it (itself, or a directory above
+    it that is covered, such as /tmp); ``seccomp`` lists the system calls a solution is denied;
+    ``warnings`` names each layer that fell back to a weaker one.
+    """
+
+    uid_switch: bool = False
+    net_namespace: bool = False
+    mount_namespace: bool = False
+    ipc_namespace: bool = False
+    proc_hidepid: bool = False
+    workdir_tmpfs: bool = False
+    cgroup: str = ""
+    cgroup_paths: list[str] = field(default_factory=list)
+    seccomp: list[str] = field(default_factory=list)
+    hidden_paths: list[str] = field(default_factory=list)
+    hidden_by: dict[str, str] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)

@@ -1,0 +1,139 @@
+"""The typed messages that cross process boundaries, and their wire form (one JSON object each).
+
+Grader -> zygote: ``ZygoteConfig`` once, then ``SpawnRequest`` / ``WaitRequest``; zygote -> grader:
+``Isolation`` once, then ``Spawned`` / ``Exited``. Grader -> child: one ``Payload``; child -> grader:
+one ``Report`` line (a child runs one test). Decoding checks every field's type, so a malformed message (a hostile
+child's forged report, say) is refused as a whole rather than half-read.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .limits import Limits
+
+STATUSES = frozenset({"ok", "runtime_error", "memory_limit", "compile_error", "bad_output"})
+
+
+class MessageError(ValueError):
+    """A message that does not have its type's fields, each of its type."""
+
+
+def encode(message: Any) -> bytes:
+    return json.dumps(asdict(message)).encode()
+
+
+def _object(data: bytes | str) -> dict[str, Any]:
+    try:
+        obj = json.loads(data)
+    except (ValueError, RecursionError) as err:
+        raise MessageError(f"not JSON: {err}") from err
+    if not isinstance(obj, dict):
+        raise MessageError(f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+@dataclass(frozen=True)
+class ZygoteConfig:
+    """How a zygote sets itself up: the paths to hide from every child, and the syscall filter (BPF, in
+    hex; built by the grader, so the zygote need not load libseccomp) with the names it denies, or why
+    there is none."""
+
+    hidden: tuple[str, ...]
+    seccomp_bpf: str = ""
+    seccomp_denied: tuple[str, ...] = ()
+    seccomp_error: str = ""
+
+    @classmethod
+    def decode(cls, data: bytes | str) -> ZygoteConfig:
+        obj = _object(data)
+        return cls(tuple(obj["hidden"]), obj["seccomp_bpf"], tuple(obj["seccomp_denied"]), obj["seccomp_error"])
+
+
+@dataclass(frozen=True)
+class SpawnRequest:
+    """Fork a child under these limits (with the three descriptors passed alongside)."""
+
+    limits: Limits
+
+
+@dataclass(frozen=True)
+class WaitRequest:
+    """Wait up to ``grace`` seconds for the child, then kill it, reap it and clean up; with ``next``
+    limits (and the next run's three descriptors passed alongside), fork the next child right after
+    answering, so that it is set up and waiting for its payload when the grader needs it."""
+
+    grace: float
+    next: Limits | None = None
+
+
+@dataclass(frozen=True)
+class Spawned:
+    """The child's pid, or (pid 0) the zygote's error while starting it."""
+
+    pid: int
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Exited:
+    """The child's wait status (None when there was no child), the CPU seconds of the run's whole process
+    tree and whether the kernel killed part of it for memory (both where a cgroup accounts them), and the
+    zygote's own error while handling the run, if any (the zygote carries on: a sandbox error)."""
+
+    status: int | None
+    cpu_s: float = 0.0
+    oom_killed: bool = False
+    error: str = ""
+
+
+ZygoteRequest = SpawnRequest | WaitRequest
+
+
+def decode_request(data: bytes) -> ZygoteRequest:
+    obj = _object(data)
+    if "grace" in obj:
+        return WaitRequest(float(obj["grace"]), Limits(**obj["next"]) if obj["next"] is not None else None)
+    return SpawnRequest(Limits(**obj["limits"]))
+
+
+@dataclass(frozen=True)
+class Payload:
+    """What a child runs: the code and ONE test's input (never an output, never another test's input)."""
+
+    code: str
+    input: str
+    fn_name: str | None
+    index: int
+
+    @classmethod
+    def decode(cls, data: bytes) -> Payload:
+        obj = _object(data)
+        return cls(obj["code"], obj["input"], obj["fn_name"], obj["index"])
+
+
+@dataclass(frozen=True)
+class Report:
+    """One test's outcome as the child saw it: a status, an error text and, for call-based code, the
+    result as tagged JSON (stdin output is read from the output memfd, not sent twice). The grader
+    checks the line's size against its cap before decoding it."""
+
+    i: int
+    status: str
+    err: str = ""
+    result: str = ""
+
+    @classmethod
+    def decode(cls, line: bytes) -> Report:
+        obj = _object(line)
+        report = cls(obj.get("i"), obj.get("status"), obj.get("err"), obj.get("result"))  # type: ignore[arg-type]
+        if not (
+            type(report.i) is int
+            and report.status in STATUSES
+            and isinstance(report.err, str)
+            and isinstance(report.result, str)
+        ):
+            raise MessageError("report fields of the wrong type")
+        return report

@@ -1,0 +1,175 @@
+"""Grader side: one ``Slot`` per zygote, to spawn a child with pipes and wait for it."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import TypeVar
+
+from . import seccomp
+from .limits import DEFAULT_HIDDEN, Isolation, Limits, SandboxError
+from .linux import _PACKAGE_ROOT, grader_trees
+from .messages import Exited, Spawned, SpawnRequest, WaitRequest, ZygoteConfig, encode
+
+R = TypeVar("R")
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from mcsweep.evaluator.sandbox.zygote import zygote_main; zygote_main(int(sys.argv[2]))"
+)
+
+
+@dataclass(frozen=True)
+class RunFds:
+    """The grader's ends of one run: the payload pipe (write), the report pipe (read), the stdout memfd."""
+
+    job_w: int
+    res_r: int
+    out_fd: int
+
+    def close(self) -> None:
+        _close([self.job_w, self.res_r, self.out_fd])
+
+
+def _close(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def _run_fds() -> tuple[list[int], RunFds]:
+    """Descriptors for one run: the three the zygote hands the child, and the grader's three ends."""
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
+    return [job_r, res_w, out_fd], RunFds(job_w, res_r, os.dup(out_fd))
+
+
+def _remove_cgroup(path: str, patience: float = 5.0) -> None:
+    """Remove a dead zygote's cgroup, killing what is left in it (a pre-forked child that its death
+    signal has not ended yet); gives up silently after ``patience`` seconds."""
+    end = time.monotonic() + patience
+    while time.monotonic() < end:
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            with contextlib.suppress(OSError), open(os.path.join(path, "cgroup.procs")) as stream:
+                for pid in map(int, stream.read().split()):
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+
+@functools.cache
+def _syscall_filter() -> tuple[bytes, list[str], str]:
+    return seccomp.build_filter()
+
+
+class Slot:
+    """Grader-side handle on one zygote: spawn a child with pipes; wait for it (killing it after a grace)."""
+
+    def __init__(self, hidden: tuple[str, ...] = DEFAULT_HIDDEN, start_timeout: float = 60.0):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "LANG")}
+        env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"})
+        bpf, denied, why = _syscall_filter()
+        config = ZygoteConfig((*hidden, *grader_trees(os.getcwd())), bpf.hex(), tuple(denied), why)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            cwd="/",
+        )
+        theirs.close()
+        self.pending: RunFds | None = None
+        self.sock = ours
+        self.sock.settimeout(start_timeout)
+        self._send(config)
+        self.isolation = self._recv(Isolation)
+        self.sock.settimeout(30.0)
+
+    def _recv(self, reply: type[R]) -> R:
+        try:
+            msg = self.sock.recv(1 << 16)
+        except OSError as err:
+            raise SandboxError(f"zygote did not answer: {err}") from err
+        if not msg:
+            raise SandboxError(f"zygote exited (status {self.proc.poll()})")
+        try:
+            return reply(**json.loads(msg))
+        except (ValueError, TypeError) as err:
+            raise SandboxError(f"zygote answered out of protocol: {msg[:80]!r}") from err
+
+    def _send(self, message: ZygoteConfig | SpawnRequest | WaitRequest, fds: list[int] | None = None) -> None:
+        try:
+            socket.send_fds(self.sock, [encode(message)], fds or [])
+        except OSError as err:
+            raise SandboxError(f"zygote unreachable: {err}") from err
+
+    def take_run(self, limits: Limits) -> RunFds:
+        """The grader's ends of a child waiting for its payload: the pre-forked one, or one forked now."""
+        if self.pending is None:
+            theirs, ours = _run_fds()
+            try:
+                self._send(SpawnRequest(limits), theirs)
+            finally:
+                _close(theirs)
+            spawned = self._recv(Spawned)
+            if spawned.error:
+                ours.close()
+                raise SandboxError(f"zygote could not start a run: {spawned.error}")
+            self.pending = ours
+        run, self.pending = self.pending, None
+        return run
+
+    def wait(self, grace: float = 1.0, next_limits: Limits | None = None) -> Exited:
+        """Wait up to ``grace`` s for the run, then kill its tree (``Exited.error`` names a failure to);
+        with ``next_limits``, the zygote pre-forks the next run's child right after answering."""
+        if next_limits is None:
+            self._send(WaitRequest(grace))
+            return self._recv(Exited)
+        theirs, ours = _run_fds()
+        try:
+            self._send(WaitRequest(grace, next_limits), theirs)
+        except SandboxError:
+            ours.close()
+            raise
+        finally:
+            _close(theirs)
+        self.pending = ours
+        return self._recv(Exited)
+
+    def cpu_s(self) -> float:
+        """CPU seconds of the zygote plus its reaped children (the runs), from /proc."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as stream:
+                fields = stream.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            return 0.0
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+    def close(self) -> None:
+        """Stop the zygote (it kills and cleans up its current run); remove its cgroup if it could not."""
+        self.sock.close()
+        if self.pending is not None:
+            self.pending.close()
+            self.pending = None
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for path in self.isolation.cgroup_paths:
+            _remove_cgroup(path)

@@ -1,0 +1,279 @@
+"""The zygote: a warm fork server, one per pool slot, that never sees code, inputs or outputs.
+
+It sets up isolation once (namespaces, hidden trees, a cgroup, the syscall filter), then serves
+``SpawnRequest`` (fork a child for one test with the three descriptors the grader passed) and
+``WaitRequest`` (wait, kill the run's whole tree, reap, account, remove its working directory). An error
+while handling one run is answered, not raised: the zygote lives on for the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import os
+import select
+import signal
+import socket
+import tempfile
+import time
+import traceback
+
+from . import linux
+from .cgroups import Cgroup, open_cgroup
+from .child import LEETCODE_PRELUDE, ChildSetup, child_main
+from .limits import UID_BASE, Isolation, Limits
+from .messages import Exited, Spawned, SpawnRequest, ZygoteConfig, decode_request, encode
+
+PRELOAD = [
+    "array",
+    "bisect",
+    "collections",
+    "copy",
+    "datetime",
+    "decimal",
+    "fractions",
+    "functools",
+    "heapq",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "sys",
+    "typing",
+    "io",
+]
+
+
+class _Zygote:
+    """Fork server: one child at a time; forks, kills, reaps, empties the run's cgroup, removes its dir."""
+
+    def __init__(self, sock: socket.socket, tmp_root: str, iso: Isolation, cgroup: Cgroup | None, bpf: bytes):
+        self.sock, self.tmp_root, self.iso, self.cgroup, self.bpf = sock, tmp_root, iso, cgroup, bpf
+        self.counter = 0
+        self.pid: int | None = None
+        self.uid = 0
+        self.workdir = ""
+        self.deferred = ""  # why the last pre-fork failed, told with the next answer
+        self.limits: Limits | None = None
+
+    def next_uid(self) -> int:
+        self.counter += 1
+        return UID_BASE + (os.getpid() % 4_000_000) * 1000 + self.counter % 1000
+
+    def _make_workdir(self, limits: Limits) -> None:
+        if self.iso.workdir_tmpfs and limits != self.limits:
+            linux.resize_run_root(self.tmp_root, limits)
+        self.limits = limits
+        self.workdir = os.path.join(self.tmp_root, f"run-{self.counter}")
+        os.mkdir(self.workdir, 0o700)
+        if os.geteuid() == 0:
+            os.chown(self.workdir, self.uid, self.uid)
+
+    def spawn(self, limits: Limits, fds: list[int]) -> Spawned:
+        try:
+            self.uid = self.next_uid() if os.geteuid() == 0 else os.geteuid()
+            self._make_workdir(limits)
+            if self.cgroup is not None:
+                self.cgroup.configure(limits)
+                self.cgroup.start()
+            in_cgroup = self.cgroup is not None
+            setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, self.iso.ipc_namespace)
+            pid = os.fork()
+            if pid == 0:
+                self.sock.close()
+                child_main(fds[0], fds[1], fds[2], setup)
+            with contextlib.suppress(OSError):
+                os.setpgid(pid, pid)
+            self.pid = pid
+            return Spawned(pid)
+        except Exception:
+            self.cleanup()
+            return Spawned(0, error=traceback.format_exc(limit=3)[-2000:])
+        finally:
+            for fd in fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+    def kill(self) -> None:
+        if self.pid is not None:
+            for target in (-self.pid, self.pid):
+                with contextlib.suppress(OSError):
+                    os.kill(target, signal.SIGKILL)
+
+    def wait(self, grace: float) -> Exited:
+        deferred, self.deferred = self.deferred, ""
+        if self.pid is None:
+            return Exited(None, error=deferred)
+        try:
+            pidfd = os.pidfd_open(self.pid)
+            ready = select.poll()
+            ready.register(pidfd, select.POLLIN)
+            if not ready.poll(max(0, int(grace * 1000))):
+                self.kill()
+            os.close(pidfd)
+            self.kill()
+            _, status = os.waitpid(self.pid, 0)
+        except Exception:
+            self.pid = None
+            return Exited(None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
+        self.pid = None
+        cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
+        return Exited(status, cpu_s, oom, (deferred + " " + self.cleanup()).strip())
+
+    def cleanup(self) -> str:
+        """Kill whatever the run left running (its whole cgroup, else every descendant, which come back to
+        us as their subreaper), then remove its directory. Returns what went wrong, if anything."""
+        errors = []
+        try:
+            if self.cgroup is not None and not self.cgroup.kill_all():
+                errors.append("tasks of the run's cgroup survived SIGKILL")
+            while _children_alive():
+                self.sweep()
+                _reap_orphans()
+        except Exception as err:
+            errors.append(f"killing the run: {err!r}")
+        if self.workdir:
+            try:
+                linux.remove_workdir(self.workdir)
+            except Exception as err:
+                errors.append(f"removing {self.workdir}: {err!r}")
+            self.workdir = ""
+        return "; ".join(errors)
+
+    def sweep(self) -> None:
+        """As root: kill everything running as the run's uid. Otherwise: kill our direct children."""
+        if os.geteuid() != 0:
+            for pid in _child_pids():
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            return
+        sweeper = os.fork()
+        if sweeper == 0:
+            try:
+                os.setresgid(self.uid, self.uid, self.uid)
+                os.setresuid(self.uid, self.uid, self.uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(sweeper, 0)
+
+    def serve(self) -> None:
+        while True:
+            msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 4)
+            if not msg:
+                break
+            req = decode_request(msg)
+            if isinstance(req, SpawnRequest):
+                self.sock.sendall(encode(self.spawn(req.limits, fds)))
+                continue
+            self.sock.sendall(encode(self.wait(req.grace)))
+            if req.next is not None:  # pre-fork the next run while the grader judges this one
+                spawned = self.spawn(req.next, fds)
+                self.deferred = spawned.error
+        self.kill()
+        if self.pid is not None:
+            self.wait(0)
+
+
+def _children_alive() -> bool:
+    """Reap finished children; True if some child is still running."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
+
+
+def _child_pids() -> list[int]:
+    pid = os.getpid()
+    with open(f"/proc/{pid}/task/{pid}/children") as stream:
+        return [int(p) for p in stream.read().split()]
+
+
+def _reap_orphans(patience: float = 2.0) -> None:
+    """Reap killed grandchildren that were reparented to us (we are their subreaper)."""
+    end = time.monotonic() + patience
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.001)
+
+
+def _ipc_namespace_works() -> bool:
+    """Whether a child can enter a new IPC namespace (tried once, in a throwaway fork)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            linux.unshare(linux.CLONE_NEWIPC, "unshare(CLONE_NEWIPC)")
+            os._exit(0)
+        finally:
+            os._exit(1)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, bytes]:
+    iso = linux.setup_isolation(config.hidden)
+    cgroup = None
+    if iso.uid_switch:
+        iso.ipc_namespace = _ipc_namespace_works()
+        if not iso.ipc_namespace:
+            iso.warnings.append("no IPC namespace per run: System V objects are shared between runs")
+        cgroup, why = open_cgroup(f"mcsweep-eval-{os.getpid()}")
+        if cgroup is not None:
+            try:
+                cgroup.enter()
+            except OSError as err:
+                cgroup.remove()
+                cgroup, why = None, f"could not enter the cgroup ({err}): memory and process limits per process"
+        if cgroup is not None:
+            iso.cgroup, iso.cgroup_paths = cgroup.version, list(cgroup.dirs.values())
+        if why:
+            iso.warnings.append(why)
+    iso.seccomp = list(config.seccomp_denied)
+    if config.seccomp_error:
+        iso.warnings.append(config.seccomp_error)
+    return iso, cgroup, bytes.fromhex(config.seccomp_bpf)
+
+
+def zygote_main(sock_fd: int) -> None:
+    """Entry point of a zygote process (a fresh interpreter started by ``Slot``; its configuration comes
+    over the socket, so nothing of the grader's is on its command line for a child to read)."""
+    sock = socket.socket(fileno=sock_fd)
+    config = ZygoteConfig.decode(sock.recv(1 << 20))
+    linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # orphans of a run come back to us to be reaped
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the grader; we exit when it closes the socket
+    iso, cgroup, bpf = _isolate(config)
+    for name in PRELOAD:
+        importlib.import_module(name)
+    exec(compile(LEETCODE_PRELUDE, "<prelude>", "exec"), {})
+    tmp_root = tempfile.mkdtemp(prefix="mcsweep-eval-")
+    os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
+    if iso.mount_namespace:
+        try:
+            linux.mount_run_root(tmp_root, Limits())
+            iso.workdir_tmpfs = True
+        except OSError as err:
+            iso.warnings.append(f"run directories not on a tmpfs of their own ({err}): files not capped")
+    sock.sendall(encode(iso))
+    gc.collect()
+    gc.freeze()
+    zygote = _Zygote(sock, tmp_root, iso, cgroup, bpf)
+    try:
+        zygote.serve()
+    finally:
+        zygote.cleanup()
+        if iso.workdir_tmpfs:
+            linux.umount(tmp_root)
+        linux.remove_workdir(tmp_root)
+        if cgroup is not None:
+            cgroup.remove()
