@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 from mcsweep.config.schema import ConfigError
 from mcsweep.config.validate import validate_config
 from mcsweep.gpu.layout import max_model_len
-from mcsweep.train.run import PROMPT_TOKENS, grpo_args
+from mcsweep.train.run import grpo_args
 from mcsweep.train.run_store import RunStore
 
 CONF = str(Path(__file__).resolve().parents[2] / "conf")
@@ -36,7 +36,7 @@ def test_the_engine_settings_reach_grpo_config(tmp_path, rollout, mode):
     assert (args.vllm_mode, args.vllm_gpu_memory_utilization, args.vllm_tensor_parallel_size) == (mode, 0.25, 1)
     with initialize_config_dir(CONF, version_base="1.3"):
         cfg = validate_config(compose("config", overrides=["model=micro_tiny", f"rollout={rollout}"]))
-    assert args.vllm_max_model_length == max_model_len(cfg, PROMPT_TOKENS)
+    assert args.vllm_max_model_length == max_model_len(cfg)
     assert args.max_completion_length == cfg.context.max_completion_length
 
 
