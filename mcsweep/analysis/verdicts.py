@@ -64,13 +64,21 @@ def all_or_none(flags: dict[str, bool], what: str, numbers: dict[str, float]) ->
     return inconclusive(f"seeds disagree: {what} in {hits} of {len(flags)} runs", numbers)
 
 
+def _without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
+    """A view without ``attrs``: pandas deep-copies them (the load report) on every operation, which
+    made the checks spend 90% of their time copying it."""
+    view = frame.copy(deep=False)
+    view.attrs = {}
+    return view
+
+
 class Store:
     """The frame split once by sweep, with per-(sweep, metric) series cached: checks read it many times."""
 
     def __init__(self, full: pd.DataFrame, samples: pd.DataFrame | None = None) -> None:
-        self.full = full
-        self.samples = samples if samples is not None else pd.DataFrame()
-        self.by_sweep = {str(k): g for k, g in full.groupby("sweep")} if not full.empty else {}
+        self.full = _without_attrs(full)
+        self.samples = _without_attrs(samples) if samples is not None else pd.DataFrame()
+        self.by_sweep = {str(k): g for k, g in self.full.groupby("sweep")} if not full.empty else {}
         self._series: dict[tuple[str, str], dict[str, pd.Series]] = {}
         self._sd: dict[tuple[str, str], float | None] = {}
 
