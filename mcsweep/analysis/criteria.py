@@ -71,6 +71,27 @@ def mean(s: pd.Series) -> float:
     return float(s.mean())
 
 
+def fall(s: pd.Series) -> float:
+    """How much the metric fell from the start to the end of the run."""
+    return -gain(s)
+
+
+def window(s: pd.Series, lo: float, hi: float) -> float:
+    """Mean over the part of the run between fractions ``lo`` (excluded) and ``hi`` of its steps."""
+    x = (s.index - s.index.min()) / max(s.index.max() - s.index.min(), 1)
+    return float(s[(x > lo) & (x <= hi)].mean())
+
+
+def early_minus_late(s: pd.Series) -> float:
+    """Mean over 10-40% of the run minus mean over the last 30%."""
+    return window(s, 0.1, 0.4) - window(s, 0.7, 1.0)
+
+
+def fall_by_midpoint(s: pd.Series) -> float:
+    """Diversity lost between the start and the middle (40-60%) of the run."""
+    return initial(s) - window(s, 0.4, 0.6)
+
+
 def collapsed(s: pd.Series) -> bool:
     """The stated failure criterion: final pass@1 fell from its smoothed peak by more than the margin."""
     return drop(s) > max(COLLAPSE_ABS, COLLAPSE_REL * peak(s))

@@ -16,8 +16,8 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from mcsweep.analysis import arms as ar
 from mcsweep.analysis import style
+from mcsweep.analysis.arms import FIXED, Arm, arm_of
 from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD
 from mcsweep.analysis.samples import temperature_table
 
@@ -32,10 +32,28 @@ MEMORY = "memory/max_allocated_gb"
 PHASES = (("time/generation_s", "inference"), ("time/reward_s", "reward"), ("time/update_s", "update"))
 
 
+def _as_number(label: str) -> float | None:
+    try:
+        return float(label)
+    except ValueError:
+        return None
+
+
 def _order(groups: list[str]) -> list[str]:
     """Numbers first in increasing order, then the rest alphabetically."""
-    nums = [a for _, a in ar.fixed(groups)]
-    return nums + sorted(g for g in groups if g not in nums)
+    nums = sorted((g for g in groups if _as_number(g) is not None), key=_as_number)
+    return nums + sorted(g for g in groups if _as_number(g) is None)
+
+
+def _arms(sub: pd.DataFrame, axis: str) -> dict[str, Arm]:
+    """Label -> the loader's arm record (read from the label where a hand-made frame has none)."""
+    runs = sub.drop_duplicates("run_id")
+    recs = runs["arm"] if "arm" in runs else [None] * len(runs)
+    return {
+        str(label): rec if isinstance(rec, Arm) else arm_of(axis, str(label))
+        for label, rec in zip(runs[axis], recs, strict=True)
+        if label is not None
+    }
 
 
 def arm_panel(
@@ -164,9 +182,9 @@ def fig_7_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
         return None
     fig, axes = style.figure(3, "Fig. 7_2: temperature", style.source_label(sub), nrows=2)
     _temperature_panels(axes[:2], sub, samples)
-    present = [str(a) for a in sub["temperature"].dropna().unique()]
-    fixed = [a for _, a in ar.fixed(present)]
-    staged = [a for a in present if a not in fixed]
+    arms = _arms(sub, "temperature")
+    fixed = sorted((k for k, a in arms.items() if a.kind == FIXED), key=lambda k: arms[k].value)
+    staged = [k for k in arms if k not in fixed]
     arm_panel(axes[2], sub, ACC, "temperature", fixed)
     arm_panel(axes[3], sub, DIVERSITY, "temperature", fixed)
     arm_panel(axes[4], sub, ACC, "temperature", staged)
@@ -192,13 +210,14 @@ def fig_11_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
     sub = frame[frame["sweep"] == "batch"]
     if sub.empty:
         return None
-    smallest = min(ar.number(a) or np.inf for a in sub["batch"].dropna().unique())
+    arms = _arms(sub, "batch")
+    smallest = min(a.value or np.inf for a in arms.values())
     return _sweep_figure(
         frame,
         "batch",
         "Fig. 11_2: train batch (fixed mini-batch)",
         (ACC, LENGTH, DIVERSITY),
-        x_scale=lambda arm: (ar.number(arm) or smallest) / smallest,
+        x_scale=lambda arm: (arms[arm].value or smallest) / smallest,
         xlabel=f"relative data (steps x batch / {smallest:g})",
     )
 
@@ -207,9 +226,9 @@ def fig_12_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
     sub = frame[frame["sweep"] == "masking"]
     if sub.empty:
         return None
-    present = [str(a) for a in sub["masking"].dropna().unique()]
-    kinds = [a for a in present if ar.find([a], "no_mask") or ar.find([a], "conditional") or ar.find([a], "mask_all")]
-    rates = sorted((a for a in present if a not in kinds), key=lambda a: ar.mask_amount(a) or 0.0)
+    arms = _arms(sub, "masking")
+    kinds = [k for k, a in arms.items() if a.kind in ("none", "all") or a.value is None]
+    rates = sorted((k for k in arms if k not in kinds), key=lambda k: arms[k].value)
     fig, axes = style.figure(3, "Fig. 12_2: truncation mask", style.source_label(sub), nrows=2)
     for row, group in enumerate((kinds, rates)):
         for col, metric in enumerate((ACC, LENGTH, DIVERSITY)):

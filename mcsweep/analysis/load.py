@@ -18,12 +18,14 @@ import pandas as pd
 import yaml
 
 from mcsweep.analysis import names
-from mcsweep.analysis.arms import describe
+from mcsweep.analysis.arms import AXIS_OF_SWEEP, arm_of
 
 log = logging.getLogger(__name__)
 
 AXES: tuple[str, ...] = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
-RUN_COLUMNS: tuple[str, ...] = ("run_id", "sweep", "world", "algo", "seed", "status", "simulated", *AXES)
+RUN_COLUMNS: tuple[str, ...] = ("run_id", "sweep", "world", "algo", "seed", "status", "simulated", *AXES, "arm")
+"""Axis columns hold each axis's arm label; ``arm`` holds the swept axis's ``arms.Arm`` record (None for
+sweeps that vary no axis)."""
 TIDY_COLUMNS: tuple[str, ...] = (*RUN_COLUMNS, "file", "max_length", "step", "metric", "value")
 SAMPLE_FIELDS: tuple[str, ...] = (
     "step",
@@ -175,11 +177,13 @@ def _read_config(path: Path, run_id: str, report: LoadReport) -> dict[str, Any]:
 
 
 def _run_columns(card: dict[str, Any]) -> dict[str, Any]:
-    """Run-level columns; axis columns hold the arm as ``arms.describe`` reads it from the config."""
+    """Run-level columns: axis columns hold each arm's label, ``arm`` the swept axis's typed record."""
     axes, config = card.get("axes") or {}, card.get("config") or {}
     cols = {k: card.get(k) for k in ("run_id", "sweep", "world", "algo", "seed", "status")}
     cols["simulated"] = bool(card.get("simulated", False))
-    cols.update({a: None if axes.get(a) is None else describe(a, str(axes[a]), config.get(a)) for a in AXES})
+    arms = {a: arm_of(a, str(axes[a]), config.get(a)) for a in AXES if axes.get(a) is not None}
+    cols.update({a: arms[a].label if a in arms else None for a in AXES})
+    cols["arm"] = arms.get(AXIS_OF_SWEEP.get(str(card.get("sweep")), ""))
     return cols
 
 

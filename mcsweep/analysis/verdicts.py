@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from mcsweep.analysis import criteria as cr
+from mcsweep.analysis.arms import FIXED, Arm, arm_of
 
 HOLDS, CONTRADICTED, INCONCLUSIVE, DEFINITION = "holds", "contradicted", "inconclusive", "definition"
 NO_NOISE = "fewer than 2 seeds per arm and no seeds sweep to estimate noise"
@@ -29,6 +30,15 @@ class Verdict:
     status: str
     reason: str
     numbers: dict[str, float | str] = field(default_factory=dict)
+
+
+class NotEnoughData(Exception):
+    """The runs cannot answer the check (an arm, evaluations or a premise is missing); the registry
+    turns it into an inconclusive verdict with this reason."""
+
+    def __init__(self, reason: str, numbers: dict[str, float | str] | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.numbers = reason, numbers or {}
 
 
 def inconclusive(reason: str, numbers: dict[str, float] | None = None) -> Verdict:
@@ -114,21 +124,51 @@ class Ctx:
         return self.store.samples
 
     @cached_property
-    def runs_of(self) -> dict[str, list[str]]:
-        return cr.arm_runs(self.frame, self.axis)
+    def runs_of(self) -> dict[Arm, list[str]]:
+        """Arm -> its run ids (one per seed), arms in label order. Frames without the loader's ``arm``
+        column (hand-made ones) read the arm from the axis column's label."""
+        runs = self.frame.drop_duplicates("run_id")
+        arms = (
+            runs["arm"]
+            if "arm" in runs
+            else runs[self.axis].map(lambda v: None if v is None else arm_of(self.axis, str(v)))
+        )
+        out: dict[Arm, list[str]] = {}
+        for rid, arm in zip(runs["run_id"], arms, strict=True):
+            if isinstance(arm, Arm):
+                out.setdefault(arm, []).append(rid)
+        return {a: sorted(out[a]) for a in sorted(out, key=lambda a: a.label)}
 
     @property
-    def arms(self) -> list[str]:
+    def arms(self) -> list[Arm]:
         return list(self.runs_of)
 
-    def series(self, metric: str, arm: str) -> dict[str, pd.Series]:
+    def of_kind(self, kind: str) -> list[Arm]:
+        return [a for a in self.arms if a.kind == kind]
+
+    def arm(self, kind: str) -> Arm:
+        """The arm of ``kind`` (a role such as ``hard``); NotEnoughData naming it when the sweep lacks it."""
+        found = self.of_kind(kind)
+        if not found:
+            raise NotEnoughData(f"arm missing from sweep {self.sweep!r}: {kind} (have {self.labels(self.arms)})")
+        return found[0]
+
+    def fixed(self) -> list[Arm]:
+        """Arms at one fixed number (temperature, length, batch), in increasing order."""
+        return sorted((a for a in self.of_kind(FIXED) if a.value is not None), key=lambda a: a.value)
+
+    @staticmethod
+    def labels(arms: list[Arm]) -> list[str]:
+        return [a.label for a in arms]
+
+    def series(self, metric: str, arm: Arm) -> dict[str, pd.Series]:
         all_ = self.store.series(self.sweep, metric)
         return {r: all_[r] for r in self.runs_of.get(arm, []) if r in all_}
 
-    def values(self, metric: str, fn: cr.Summary, arm: str) -> np.ndarray:
+    def values(self, metric: str, fn: cr.Summary, arm: Arm) -> np.ndarray:
         return np.array([fn(s) for s in self.series(metric, arm).values() if len(s)])
 
-    def cmp(self, metric: str, fn: cr.Summary, a: str, b: str, eps: float | None = None) -> cr.Cmp:
+    def cmp(self, metric: str, fn: cr.Summary, a: Arm, b: Arm, eps: float | None = None) -> cr.Cmp:
         """Summary ``fn`` of ``metric``: arm a above arm b beyond noise?"""
         return self.cmp_values(metric, fn, self.values(metric, fn, a), self.values(metric, fn, b), eps)
 
@@ -137,12 +177,15 @@ class Ctx:
         eps = cr.min_effect(metric, scale) if eps is None else eps
         return cr.compare(a, b, eps, self.store.seed_sd(metric, fn))
 
-    def ordered(self, metric: str, fn: cr.Summary, arms: list[str]) -> dict[str, cr.Cmp]:
+    def ordered(self, metric: str, fn: cr.Summary, arms: list[Arm]) -> dict[str, cr.Cmp]:
         """Parts 'b>a' for consecutive arms: the summary should rise along ``arms``."""
         return {
-            f"{SHORT.get(metric, metric)}[{b}]>[{a}]": self.cmp(metric, fn, b, a) for a, b in itertools.pairwise(arms)
+            f"{SHORT.get(metric, metric)}[{b.label}]>[{a.label}]": self.cmp(metric, fn, b, a)
+            for a, b in itertools.pairwise(arms)
         }
 
-    def means(self, metric: str, fn: cr.Summary, arms: list[str]) -> dict[str, float]:
+    def means(self, metric: str, fn: cr.Summary, arms: list[Arm]) -> dict[str, float]:
         label = f"{fn.__name__} {SHORT.get(metric, metric)}"
-        return {f"{label}[{a}]": round(float(np.mean(v)), 4) for a in arms if len(v := self.values(metric, fn, a))}
+        return {
+            f"{label}[{a.label}]": round(float(np.mean(v)), 4) for a in arms if len(v := self.values(metric, fn, a))
+        }

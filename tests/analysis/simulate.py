@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from mcsweep.analysis.insights import AXIS_OF_SWEEP
+from mcsweep.analysis.load import TIDY_COLUMNS, LoadReport, _run_columns, _tidy, _tidy_evals
 
 N_STEPS, EVAL_EVERY = 60, 3
 TRAIN_LEN, EXT_LEN = 256, 512
@@ -42,7 +44,12 @@ DEFAULTS: dict[str, float] = {
     "dnoise": 0.003,
     "steps": N_STEPS,
     "tgrow": 1.0,
+    "aseed": 0.0,
+    "rseed": 0.0,
+    "lseed": 0.0,
+    "dseed": 0.0,
 }
+"""Curve shape, per-point noise (``*noise``) and per-run seed offsets (``*seed``; ``lseed`` relative)."""
 
 PAPER: dict[str, dict[str, dict[str, float]]] = {
     "evaluator": {
@@ -139,13 +146,19 @@ def _rng(*key: Any) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
+def _noisy(curve: np.ndarray, point_sd: float, seed_sd: float, rng: np.random.Generator) -> np.ndarray:
+    """The curve shifted by one per-run (seed) offset, plus independent per-point noise."""
+    return curve + rng.normal(0, seed_sd) + rng.normal(0, point_sd, len(curve))
+
+
 def _metric_rows(q: dict[str, float], rng: np.random.Generator) -> list[dict[str, float]]:
     steps = np.arange(int(q["steps"]) + 1)
     x = steps / max(steps[-1], 1)
-    acc = acc_curve(x, q) + rng.normal(0, q["anoise"], len(x))
-    rew = q["r0"] + (q["r1"] - q["r0"]) * np.sqrt(x) + rng.normal(0, q["rnoise"], len(x))
-    length = length_curve(x, q) + rng.normal(0, q["lnoise"], len(x))
-    div = q["de"] + (q["d0"] - q["de"]) * np.exp(-x / q["tau"]) + rng.normal(0, q["dnoise"], len(x))
+    acc = _noisy(acc_curve(x, q), q["anoise"], q["aseed"], rng)
+    rew = _noisy(q["r0"] + (q["r1"] - q["r0"]) * np.sqrt(x), q["rnoise"], q["rseed"], rng)
+    length = length_curve(x, q)
+    length = _noisy(length, q["lnoise"], q["lseed"] * float(np.mean(length)), rng)
+    div = _noisy(q["de"] + (q["d0"] - q["de"]) * np.exp(-x / q["tau"]), q["dnoise"], q["dseed"], rng)
     rows = []
     for i, s in enumerate(steps):
         row = {
@@ -231,9 +244,10 @@ def _temperature_samples(rng: np.random.Generator, base: float, grow: float) -> 
     ]
 
 
-def make_run(sweep: str, arm: str, params: dict[str, float], seed: int) -> SimRun:
+def make_run(sweep: str, arm: str, params: dict[str, float], seed: int, draw: int | None = None) -> SimRun:
+    """One run; ``draw`` (None in the fixed worlds) gives repeated worlds independent noise."""
     q = {**DEFAULTS, **params}
-    rng = _rng(sweep, arm, seed)
+    rng = _rng(sweep, arm, seed) if draw is None else _rng(sweep, arm, seed, draw)
     axes = {} if sweep in ("table1", "seeds") else {AXIS_OF_SWEEP[sweep]: arm}
     card = {
         "run_id": f"sim-{sweep}-{arm}-s{seed}".replace(">", "").replace("@", "at").replace("%", "pct"),
@@ -254,8 +268,10 @@ def make_run(sweep: str, arm: str, params: dict[str, float], seed: int) -> SimRu
     return run
 
 
-def make_sweep(sweep: str, arms: dict[str, dict[str, float]], seeds: tuple[int, ...] = (0, 1)) -> list[SimRun]:
-    return [make_run(sweep, arm, params, s) for arm, params in arms.items() for s in seeds]
+def make_sweep(
+    sweep: str, arms: dict[str, dict[str, float]], seeds: tuple[int, ...] = (0, 1), draw: int | None = None
+) -> list[SimRun]:
+    return [make_run(sweep, arm, params, s, draw) for arm, params in arms.items() for s in seeds]
 
 
 def paper_world(seeds: tuple[int, ...] = (0, 1), skip: tuple[str, ...] = ()) -> list[SimRun]:
@@ -276,3 +292,67 @@ def write_store(root: Path, runs: list[SimRun]) -> Path:
         for name, rows in (("metrics", run.metrics), ("evals", run.evals), ("eval_samples", run.samples)):
             (d / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return root
+
+
+# --- repeated worlds with a known answer (issue 20) ----------------------------------------------
+
+NULL: dict[str, float] = {
+    "a0": 0.35,
+    "ap": 0.35,
+    "r0": 0.40,
+    "r1": 0.40,
+    "l0": 300.0,
+    "lp": 300.0,
+    "d0": 0.60,
+    "de": 0.60,
+    "tgrow": 0.0,
+    "anoise": 0.02,
+    "rnoise": 0.01,
+    "lnoise": 6.0,
+    "dnoise": 0.01,
+    "aseed": 0.01,
+    "rseed": 0.01,
+    "lseed": 0.03,
+    "dseed": 0.01,
+}
+"""A world with no effect: every arm alike and every curve flat. Per-point noise about 2 pp pass@1 (60
+problems x 4 samples), per-run seed offsets of 1 pp (pass@1, reward, diversity) and 3% (length)."""
+NOISE_KEYS = ("anoise", "rnoise", "lnoise", "dnoise", "aseed", "rseed", "lseed", "dseed")
+NULL_SWEEPS = tuple(s for s in PAPER if s != "table1")
+
+
+def null_world(draw: int, seeds: tuple[int, ...] = (0, 1, 2), sweeps: tuple[str, ...] = NULL_SWEEPS) -> list[SimRun]:
+    """Every sweep's arms (the study's names), all with the ``NULL`` parameters. SIMULATED."""
+    return [run for sweep in sweeps for run in make_sweep(sweep, dict.fromkeys(PAPER[sweep], NULL), seeds, draw)]
+
+
+def effect_world(sweep: str, draw: int, noise_scale: float, seeds: tuple[int, ...] = (0, 1, 2)) -> list[SimRun]:
+    """The ``PAPER`` arms of ``sweep`` (every claim holds) with the ``NULL`` noise times ``noise_scale``."""
+    noise = {k: NULL[k] * noise_scale for k in NOISE_KEYS}
+    return make_sweep(sweep, {arm: {**p, **noise} for arm, p in PAPER[sweep].items()}, seeds, draw)
+
+
+def frames(runs: list[SimRun]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(metrics frame, samples frame) as ``load``/``load_samples`` build them, without the disk round
+    trip, for the repeated-world measurements (the loader itself is tested on written stores)."""
+    report, metric_frames, sample_frames = LoadReport(), [], []
+    for run in runs:
+        rid, cols = run.card["run_id"], _run_columns({**run.card, "config": {}})
+        tidy = [_tidy(run.metrics, "metrics", rid, report), _tidy_evals(run.evals, rid, report)]
+        metric_frames.append(pd.concat(tidy, ignore_index=True).assign(**cols))
+        if run.samples:
+            sample_frames.append(
+                pd.DataFrame(run.samples).rename(columns={"temperature": "eval_temperature"}).assign(**cols)
+            )
+    frame = pd.concat(metric_frames, ignore_index=True).reindex(columns=list(TIDY_COLUMNS))
+    return frame, pd.concat(sample_frames, ignore_index=True) if sample_frames else pd.DataFrame()
+
+
+NULL_RIGHT: dict[str, set[str]] = {
+    "T1": {"inconclusive", "contradicted"},
+    "T5": {"inconclusive", "contradicted"},
+    "M3": {"inconclusive", "contradicted"},
+    "T6": {"inconclusive", "holds"},
+}
+"""Verdicts the no-effect world allows beyond 'inconclusive': nothing grows or collapses there, so a claim
+that something collapses (T5, M3) or grows (T1) may be contradicted, and one that it stays stable (T6) holds."""
