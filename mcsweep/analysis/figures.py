@@ -62,16 +62,14 @@ def arm_panel(
     metric: str,
     by: str,
     arms_: list[str] | None = None,
-    x_scale: Callable[[str], float] | None = None,
     xlabel: str = "training step",
 ) -> None:
-    """One series per arm: the seed-mean of ``metric`` against step (times ``x_scale(arm)``)."""
+    """One series per arm: the seed-mean of ``metric`` against step."""
     sub = frame[frame["metric"] == metric]
     present = [str(a) for a in sub[by].dropna().unique()]
     for i, arm in enumerate(a for a in (arms_ or _order(present)) if a in present):
         m = sub[sub[by].astype(str) == arm].groupby("step")["value"].mean().sort_index()
-        x = m.index.to_numpy() * (x_scale(arm) if x_scale else 1.0)
-        style.series(ax, x, m.to_numpy(), arm, style.PALETTE[i % len(style.PALETTE)])
+        style.series(ax, m.index.to_numpy(), m.to_numpy(), arm, style.PALETTE[i % len(style.PALETTE)])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(LABELS.get(metric, metric))
 
@@ -82,7 +80,6 @@ def _sweep_figure(
     title: str,
     metrics: tuple[str, ...],
     by: str | None = None,
-    x_scale: Callable[[str], float] | None = None,
     xlabel: str = "training step",
 ) -> Figure | None:
     sub = frame[frame["sweep"] == sweep]
@@ -90,7 +87,7 @@ def _sweep_figure(
         return None
     fig, axes = style.figure(len(metrics), title, style.source_label(sub))
     for ax, metric in zip(axes, metrics, strict=True):
-        arm_panel(ax, sub, metric, by or sweep, x_scale=x_scale, xlabel=xlabel)
+        arm_panel(ax, sub, metric, by or sweep, xlabel=xlabel)
     return fig
 
 
@@ -168,10 +165,12 @@ def _temperature_panels(axes: list[Axes], frame: pd.DataFrame, samples: pd.DataF
         if not samples.empty
         else temperature_table(samples)
     )
+    groups = table.groupby(["step", "max_length", "samples_per_problem"])
     for ax, col in zip(axes, ("pass@1", "diversity"), strict=True):
-        for i, (step, g) in enumerate(table.groupby("step")):
+        for i, ((step, length, k), g) in enumerate(groups):
             m = g.groupby("eval_temperature")[col].mean()
-            style.series(ax, m.index.to_numpy(), m.to_numpy(), f"step {step}", style.PALETTE[i % 8], ref_max=False)
+            label = f"step {step} (length {length:g}, {k}/problem)"
+            style.series(ax, m.index.to_numpy(), m.to_numpy(), label, style.PALETTE[i % 8], ref_max=False)
         ax.set_xlabel("evaluation temperature")
         ax.set_ylabel(col if table.size else f"{col} (no evaluate-at-temperatures samples)")
 
@@ -207,18 +206,14 @@ def fig_10_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
 
 
 def fig_11_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
-    sub = frame[frame["sweep"] == "batch"]
-    if sub.empty:
-        return None
-    arms = _arms(sub, "batch")
-    smallest = min(a.value or np.inf for a in arms.values())
+    """Against the training step, which is the data: one step is one update of ``mini_batch`` prompts in
+    every batch arm, so equal steps are equal data (docs/analysis.md)."""
     return _sweep_figure(
         frame,
         "batch",
         "Fig. 11_2: train batch (fixed mini-batch)",
         (ACC, LENGTH, DIVERSITY),
-        x_scale=lambda arm: (arms[arm].value or smallest) / smallest,
-        xlabel=f"relative data (steps x batch / {smallest:g})",
+        xlabel="data: training step (one update of mini_batch prompts, every arm)",
     )
 
 

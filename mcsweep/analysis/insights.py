@@ -10,6 +10,7 @@ import pandas as pd
 
 from mcsweep.analysis import checks  # noqa: F401  (importing the checks registers them)
 from mcsweep.analysis.arms import AXIS_OF_SWEEP
+from mcsweep.analysis.criteria import DEFAULT_JUDGE
 from mcsweep.analysis.registry import Insight, registered, sweep_command
 from mcsweep.analysis.verdicts import Store, Verdict
 
@@ -31,9 +32,9 @@ SWEEPS: tuple[str, ...] = (
 )
 
 
-def check_all(frame: pd.DataFrame, samples: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One row per registry entry: id, aspect, claim, sweep, figure, criterion, status, reason, numbers."""
-    rows, store = [], Store(frame, samples)
+def check_all(frame: pd.DataFrame, samples: pd.DataFrame | None = None, judge: str = DEFAULT_JUDGE) -> pd.DataFrame:
+    """One row per registry entry: id, aspect, claim, sweep, figure, criterion, status, reason, numbers, test."""
+    rows, store = [], Store(frame, samples, judge)
     for ins in INSIGHTS:
         v = ins.run(store)
         rows.append(
@@ -47,6 +48,7 @@ def check_all(frame: pd.DataFrame, samples: pd.DataFrame | None = None) -> pd.Da
                 "status": v.status,
                 "reason": v.reason,
                 "numbers": v.numbers,
+                "test": v.test,
             }
         )
     return pd.DataFrame(rows)

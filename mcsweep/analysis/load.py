@@ -104,7 +104,8 @@ def load_samples(*sources: str | Path) -> pd.DataFrame:
     """One row per stored evaluation sample (``eval_samples.jsonl``) with its run's columns.
 
     The sample's ``temperature`` field becomes ``eval_temperature`` (``temperature`` is the sweep
-    axis). Only the run store holds samples; a W&B source is reported, not read.
+    axis); ``evaluation`` says which evaluation wrote the row ('temperatures' or 'training'). Only
+    the run store holds samples; a W&B source is reported, not read.
     """
     report = LoadReport()
     frames = []
@@ -117,10 +118,20 @@ def load_samples(*sources: str | Path) -> pd.DataFrame:
             rows, _ = _read_jsonl(run_dir / "eval_samples.jsonl", card["run_id"], report)
             report.runs.append({**_run_columns(card), "n_rows": len(rows)})
             if rows:
-                frames.append(pd.DataFrame(rows).rename(columns=_SAMPLE_RENAME).assign(**_run_columns(card)))
-    frame = pd.concat(frames, ignore_index=True) if frames else _empty((*RUN_COLUMNS, *SAMPLE_COLUMNS))
+                frame = pd.DataFrame(rows).rename(columns=_SAMPLE_RENAME).assign(**_run_columns(card))
+                frames.append(frame.assign(evaluation=_evaluation_kind(frame, run_dir, card["run_id"], report)))
+    frame = pd.concat(frames, ignore_index=True) if frames else _empty((*RUN_COLUMNS, *SAMPLE_COLUMNS, "evaluation"))
     frame.attrs["load_report"] = report
     return frame
+
+
+def _evaluation_kind(samples: pd.DataFrame, run_dir: Path, run_id: str, report: LoadReport) -> list[str]:
+    """'temperatures' for rows of the evaluate-at-temperatures command (its (step, temperature) pairs are
+    listed in temperature_evals.jsonl), 'training' for the trainer's regular evaluation."""
+    done, _ = _read_jsonl(run_dir / "temperature_evals.jsonl", run_id, report)
+    pairs = {(int(r["step"]), float(r["temperature"])) for r in done if "step" in r and "temperature" in r}
+    keys = zip(samples["step"], samples.get("eval_temperature", pd.Series(index=samples.index)), strict=True)
+    return ["temperatures" if (int(s), float(t)) in pairs else "training" for s, t in keys]
 
 
 def _empty(columns: Iterable[str]) -> pd.DataFrame:
@@ -260,15 +271,33 @@ def _tidy(rows: list[dict[str, Any]], file: str, rid: str, report: LoadReport) -
     return frame.assign(file=file, max_length=float("nan"))
 
 
+EVAL_VIEWS = {"train_length": "evals@train/", "common_length": "evals@common/"}
+"""evals.jsonl flags -> the metric prefix their row is also given: the run's current training length
+(after any extension) and the sweep-wide common evaluation length, so checks compare arms on one length."""
+
+
+def eval_tuples(rows: list[dict[str, Any]]) -> list[tuple[int, float, str, float]]:
+    """(step, max_length, metric, value) for each numeric field of each evals.jsonl row (not the rows of
+    evaluate-at-temperatures): ``evals/<field>``, and ``evals@train/<field>`` / ``evals@common/<field>``
+    where the row is flagged ``train_length`` / ``common_length``."""
+    out = []
+    for r in rows:
+        if not _numeric(r.get("step")) or "temperature" in r:
+            continue
+        prefixes = ["evals/"] + [p for flag, p in EVAL_VIEWS.items() if r.get(flag) is True]
+        length = float(r.get("max_length", float("nan")))
+        out += [
+            (int(r["step"]), length, p + k, float(v))
+            for k, v in r.items()
+            if k not in _EVAL_KEYS and _numeric(v)
+            for p in prefixes
+        ]
+    return out
+
+
 def _tidy_evals(rows: list[dict[str, Any]], rid: str, report: LoadReport) -> pd.DataFrame:
-    """evals.jsonl rows as ``evals/<field>`` metrics, keeping the evaluation's max_length."""
-    out = [
-        (int(r["step"]), float(r.get("max_length", float("nan"))), f"evals/{k}", float(v))
-        for r in rows
-        if _numeric(r.get("step")) and "temperature" not in r
-        for k, v in r.items()
-        if k not in _EVAL_KEYS and _numeric(v)
-    ]
+    """evals.jsonl rows as metrics (``eval_tuples``), keeping the evaluation's max_length."""
+    out = eval_tuples(rows)
     return pd.DataFrame(out, columns=["step", "max_length", "metric", "value"]).assign(file="evals")
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from mcsweep.analysis.arms import AXIS_OF_SWEEP
+from mcsweep.analysis.criteria import DEFAULT_JUDGE
 from mcsweep.analysis.verdicts import DEFINITION, Ctx, NotEnoughData, Store, Verdict, inconclusive
 
 Check = Callable[[Ctx], Verdict]
@@ -45,11 +46,14 @@ class Insight:
     def is_definition(self) -> bool:
         return self.check is None
 
-    def run(self, frame: pd.DataFrame | Store, samples: pd.DataFrame | None = None) -> Verdict:
-        """The verdict on the runs; a missing sweep is inconclusive and names the command to run."""
+    def run(
+        self, frame: pd.DataFrame | Store, samples: pd.DataFrame | None = None, judge: str = DEFAULT_JUDGE
+    ) -> Verdict:
+        """The verdict on the runs; a missing sweep is inconclusive and names the command to run. ``judge``
+        is the comparator whose grading of test samples the E insights compare (every arm alike)."""
         if self.check is None:
             return Verdict(DEFINITION, "definition: recorded, not checked")
-        store = frame if isinstance(frame, Store) else Store(frame, samples)
+        store = frame if isinstance(frame, Store) else Store(frame, samples, judge)
         if self.sweep not in store.by_sweep:
             return inconclusive(f"sweep missing: {self.sweep} (run: {sweep_command(self.sweep)})")
         ctx = Ctx(store, self.sweep, AXIS_OF_SWEEP[self.sweep])

@@ -23,15 +23,16 @@ def _batches(ctx: Ctx, at_least: int) -> list[Arm]:
     return b
 
 
-def _common_data(ctx: Ctx) -> float:
-    """Largest amount of data (step x batch) that every batch arm reached."""
+def _common_step(ctx: Ctx) -> float:
+    """Last step every batch arm reached. In the run store one step is one optimizer update of
+    ``mini_batch`` prompts in every batch arm, so equal steps are equal data (docs/analysis.md)."""
     last = ctx.frame.groupby("run_id")["step"].max()
-    return float(min(max(last[r] for r in ctx.runs_of[a]) * a.value for a in ctx.fixed()))
+    return float(min(last[r] for a in ctx.fixed() for r in ctx.runs_of[a]))
 
 
 def _equal_data(ctx: Ctx, metric: str, fn: cr.Summary, arm: Arm) -> np.ndarray:
-    """``fn`` over the part of each run within the data every arm reached."""
-    limit = _common_data(ctx) / arm.value
+    """``fn`` over the part of each run within the data (steps) every arm reached."""
+    limit = _common_step(ctx)
     return np.array([fn(s[s.index <= limit]) for s in ctx.series(metric, arm).values() if len(s[s.index <= limit])])
 
 
@@ -67,7 +68,7 @@ def on_policy_less_stable(ctx: Ctx) -> Verdict:
             _equal_data(ctx, DIVERSITY, cr.fall_by_midpoint, off),
         ),
     }
-    return judge(parts, {"common data (step x batch)": _common_data(ctx)})
+    return judge(parts, {"common data (steps of mini_batch prompts)": _common_step(ctx)})
 
 
 @insight(

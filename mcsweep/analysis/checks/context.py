@@ -9,9 +9,22 @@ import numpy as np
 from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.arms import STAGED, Arm
 from mcsweep.analysis.checks.common import NOISE
-from mcsweep.analysis.criteria import ACC, DIVERSITY, LENGTH
+from mcsweep.analysis.criteria import ACC_COMMON, DIVERSITY, LENGTH
 from mcsweep.analysis.registry import insight
 from mcsweep.analysis.verdicts import Ctx, NotEnoughData, Verdict, judge
+
+COMMON = "test pass@1 at the sweep's common evaluation length (evals.jsonl rows flagged common_length)"
+
+
+def common_acc(ctx: Ctx) -> str:
+    """The metric C1 and C4-C6 compare: every arm's pass@1 at one common length. Older stores evaluated
+    each arm at its own starting length, which follows the evaluation budget, not the training."""
+    if not ctx.store.has(ctx.sweep, ACC_COMMON):
+        raise NotEnoughData(
+            "no evaluation at the sweep's common length (evals.jsonl 'common_length' rows): these runs were "
+            "evaluated at each arm's own starting length, so arms are not comparable; not substituted"
+        )
+    return ACC_COMMON
 
 
 def _fixed(ctx: Ctx) -> list[Arm]:
@@ -25,13 +38,13 @@ def _fixed(ctx: Ctx) -> list[Arm]:
     "C1",
     "A larger maximum response length gives higher final accuracy.",
     sweep="context",
-    metrics=(ACC,),
+    metrics=(ACC_COMMON,),
     figure="10_2",
-    criterion=f"final pass@1 rises across consecutive fixed lengths; {NOISE}",
+    criterion=f"final pass@1 rises across consecutive fixed lengths; {COMMON}; {NOISE}",
 )
 def longer_context_higher_accuracy(ctx: Ctx) -> Verdict:
-    fixed = _fixed(ctx)
-    return judge(ctx.ordered(ACC, cr.final, fixed), ctx.means(ACC, cr.final, fixed))
+    fixed, acc = _fixed(ctx), common_acc(ctx)
+    return judge(ctx.ordered(acc, cr.final, fixed), ctx.means(acc, cr.final, fixed))
 
 
 @insight(
@@ -70,28 +83,35 @@ def _extended(ctx: Ctx) -> list[tuple[Arm, Arm]]:
 
 
 def _deficits(ctx: Ctx, arm: Arm, target: Arm) -> np.ndarray:
-    return float(np.mean(ctx.values(ACC, cr.final, target))) - ctx.values(ACC, cr.final, arm)
+    acc = common_acc(ctx)
+    return float(np.mean(ctx.values(acc, cr.final, target))) - ctx.values(acc, cr.final, arm)
 
 
 @insight(
     "C4",
     "Starting with a small context leaves a lasting deficit after extension.",
     sweep="context",
-    metrics=(ACC,),
+    metrics=(ACC_COMMON,),
     figure="10_2",
-    criterion=f"final pass@1 of each extension a->b@step is below the fixed-b arm; {NOISE}",
+    criterion=f"final pass@1 of each extension a->b@step is below the fixed-b arm; {COMMON}; {NOISE}",
 )
 def short_start_leaves_deficit(ctx: Ctx) -> Verdict:
     ext = _extended(ctx)
     if not ext:
         raise NotEnoughData(f"no extension arm (a->b@step) with its fixed target (have {ctx.labels(ctx.arms)})")
-    parts = {f"final acc [{t.label}] > [{a.label}]": ctx.cmp(ACC, cr.final, t, a) for a, t in ext}
+    acc = common_acc(ctx)
+    parts = {f"final acc [{t.label}] > [{a.label}]": ctx.cmp(acc, cr.final, t, a) for a, t in ext}
     involved = sorted({x for pair in ext for x in pair}, key=lambda a: a.label)
-    return judge(parts, ctx.means(ACC, cr.final, involved))
+    return judge(parts, ctx.means(acc, cr.final, involved))
 
 
 def _deficit_order(ctx: Ctx, key: str) -> Verdict:
-    """Deficits should grow as the start shrinks (key='start') or the switch comes later (key='at')."""
+    """Deficits should grow as the start shrinks (key='start') or the switch comes later (key='at').
+
+    Both claims presuppose C4's deficit: without it established, they are inconclusive."""
+    premise = short_start_leaves_deficit(ctx)
+    if premise.status != "holds":
+        raise NotEnoughData(f"presupposes C4's deficit, which is not established (C4: {premise.status})")
     groups: dict[tuple, list[tuple[float, Arm, Arm]]] = {}
     for a, t in _extended(ctx):
         st = a.schedule
@@ -104,7 +124,7 @@ def _deficit_order(ctx: Ctx, key: str) -> Verdict:
         defs = [(a, _deficits(ctx, a, t)) for _, a, t in items]
         numbers |= {f"deficit[{a.label}]": round(float(np.mean(d)), 4) for a, d in defs}
         parts |= {
-            f"deficit[{b.label}]>[{a.label}]": ctx.cmp_values(ACC, cr.final, db, da)
+            f"deficit[{b.label}]>[{a.label}]": ctx.cmp_values(ACC_COMMON, cr.final, db, da)
             for (a, da), (b, db) in itertools.pairwise(defs)
         }
     if not parts:
@@ -116,9 +136,10 @@ def _deficit_order(ctx: Ctx, key: str) -> Verdict:
     "C5",
     "The smaller the starting length, the larger the deficit.",
     sweep="context",
-    metrics=(ACC,),
+    metrics=(ACC_COMMON,),
     figure="10_2",
-    criterion=f"among extensions to the same length at the same step, deficit grows as the start shrinks; {NOISE}",
+    criterion="C4 holds, and among extensions to the same length at the same step, deficit grows as the start "
+    f"shrinks; {NOISE}",
 )
 def smaller_start_larger_deficit(ctx: Ctx) -> Verdict:
     return _deficit_order(ctx, "start")
@@ -128,9 +149,10 @@ def smaller_start_larger_deficit(ctx: Ctx) -> Verdict:
     "C6",
     "A later extension recovers less.",
     sweep="context",
-    metrics=(ACC,),
+    metrics=(ACC_COMMON,),
     figure="10_2",
-    criterion=f"among extensions with the same start and target, deficit grows with the switch step; {NOISE}",
+    criterion="C4 holds, and among extensions with the same start and target, deficit grows with the switch "
+    f"step; {NOISE}",
 )
 def later_extension_recovers_less(ctx: Ctx) -> Verdict:
     return _deficit_order(ctx, "at")

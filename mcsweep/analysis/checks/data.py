@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import replace
 
 from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.checks.common import NOISE
@@ -22,17 +22,10 @@ from mcsweep.analysis.verdicts import Ctx, Verdict, inconclusive, judge
 def hard_data_raises_accuracy(ctx: Ctx) -> Verdict:
     hard_arm, easy_arm = ctx.arm("hard"), ctx.arm("easy")
     hard, easy = ctx.values(ACC, cr.gain, hard_arm), ctx.values(ACC, cr.gain, easy_arm)
-    easy_move = ctx.cmp_values(ACC, cr.gain, easy, np.zeros(2))
-    flat = cr.Cmp(
-        easy_move.diff,
-        easy_move.se,
-        easy_move.threshold,
-        None if easy_move.sign is None else 1 if easy_move.sign == 0 else -1,
-    )
     parts = {
-        "hard acc rises": ctx.cmp_values(ACC, cr.gain, hard, np.zeros(2)),
+        "hard acc rises": ctx.cmp_values(ACC, cr.gain, hard, None),
         "hard gain > easy gain": ctx.cmp_values(ACC, cr.gain, hard, easy),
-        "easy stays flat": flat,
+        "easy stays flat": replace(ctx.cmp_values(ACC, cr.gain, easy, None), flip=True),
     }
     return judge(parts, ctx.means(ACC, cr.gain, [hard_arm, easy_arm]))
 
@@ -63,7 +56,7 @@ def hard_data_lowers_reward(ctx: Ctx) -> Verdict:
 )
 def only_hard_data_improves_test(ctx: Ctx) -> Verdict:
     arms = {"hard": ctx.arm("hard"), "easy": ctx.arm("easy")}
-    trend = {k: ctx.cmp_values(REWARD, cr.gain, ctx.values(REWARD, cr.gain, v), np.zeros(2)) for k, v in arms.items()}
+    trend = {k: ctx.cmp_values(REWARD, cr.gain, ctx.values(REWARD, cr.gain, v), None) for k, v in arms.items()}
     numbers = ctx.means(REWARD, cr.gain, list(arms.values())) | ctx.means(ACC, cr.gain, list(arms.values()))
     if None not in (trend["hard"].sign, trend["easy"].sign) and trend["hard"].sign * trend["easy"].sign == -1:
         return Verdict("contradicted", "reward trends go opposite ways", numbers)

@@ -100,7 +100,7 @@ def _neg_peak_step(s: pd.Series) -> float:
     metrics=(ACC,),
     figure="12_2",
     criterion="step of the smoothed pass@1 peak falls with the mask amount, by more than one evaluation "
-    "interval and 2 SE",
+    "interval, beyond noise (t-test over seeds)",
 )
 def more_masking_peaks_sooner(ctx: Ctx) -> Verdict:
     order = _by_amount(ctx, with_none=False, at_least=2)

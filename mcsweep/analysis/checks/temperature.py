@@ -15,6 +15,8 @@ from mcsweep.analysis.verdicts import Ctx, NotEnoughData, Verdict, all_or_none, 
 
 T7_TOL = 0.10
 """Largest spread of final diversity across stable temperatures that still counts as 'similar'."""
+T_SPREAD = "t-test over seeds of the extreme arms' diversity, alpha / pairs of arms"
+T8_TEST = "premise tested by one-sample t-tests over seeds; best arm vs the rule's pick by a t-test over seeds"
 NO_CONVERGENCE = (
     "no convergence diversity: no stable fixed-temperature arm, or their diversities did not "
     "draw together (final spread >= initial spread, as T7 checks)"
@@ -29,20 +31,21 @@ def stable_max_temperature(by_temp: pd.Series) -> float:
 
 
 def _temperature_curves(ctx: Ctx) -> dict[str, pd.Series]:
-    """run_id -> stable max temperature per checkpoint step, from evaluate-at-temperatures samples."""
+    """'run (length L, k samples)' -> stable max temperature per checkpoint step, from evaluate-at-temperatures
+    samples; checkpoints are compared only within one evaluation length and sample count."""
     s = ctx.samples
     if s.empty or "run_id" not in s:
         return {}
     table = temperature_table(s[s["run_id"].isin(set(ctx.frame["run_id"]))])
     out = {}
-    for rid, g in table.groupby("run_id"):
+    for (rid, length, k), g in table.groupby(["run_id", "max_length", "samples_per_problem"]):
         per_step = {
             step: stable_max_temperature(h.set_index("eval_temperature")["pass@1"])
             for step, h in g.groupby("step")
             if len(h) >= 3
         }
         if len(per_step) >= 2:
-            out[rid] = pd.Series(per_step).sort_index()
+            out[f"{rid} (length {length:g}, {k} samples)"] = pd.Series(per_step).sort_index()
     return out
 
 
@@ -60,7 +63,8 @@ def _fixed(ctx: Ctx, at_least: int) -> list[Arm]:
     metrics=("eval_samples: passed by temperature",),
     figure="7_2",
     criterion="per run and checkpoint, stable max temperature = highest evaluation temperature whose pass@1 is "
-    ">= half the pass@1 at the lowest; it must be higher at the last checkpoint than the first in every run",
+    ">= half the pass@1 at the lowest (evaluate-at-temperatures samples only, each evaluation length and "
+    "sample count apart); it must be higher at the last checkpoint than the first in every run",
 )
 def stable_max_temperature_grows(ctx: Ctx) -> Verdict:
     curves = _temperature_curves(ctx)
@@ -101,9 +105,7 @@ def diversity_rises_with_temperature(ctx: Ctx) -> Verdict:
 def diversity_falls_at_fixed_temperature(ctx: Ctx) -> Verdict:
     fixed = _fixed(ctx, 1)
     parts = {
-        f"diversity falls at t={a.label}": ctx.cmp_values(
-            DIVERSITY, cr.fall, ctx.values(DIVERSITY, cr.fall, a), np.zeros(2)
-        )
+        f"diversity falls at t={a.label}": ctx.cmp_values(DIVERSITY, cr.fall, ctx.values(DIVERSITY, cr.fall, a), None)
         for a in fixed
     }
     return judge(parts, ctx.means(DIVERSITY, cr.initial, fixed) | ctx.means(DIVERSITY, cr.final, fixed))
@@ -127,6 +129,23 @@ def _diversity_spreads(ctx: Ctx, arms: list[Arm]) -> tuple[float, float]:
     return spread[0], spread[1]
 
 
+def _spread_beyond_noise(ctx: Ctx, arms: list[Arm], fn: cr.Summary) -> bool:
+    """The arms with the highest and lowest mean ``fn`` of diversity differ beyond noise, at ALPHA divided
+    by the number of pairs (the extremes are picked from all of them)."""
+    by_mean = sorted(arms, key=lambda a: float(np.mean(ctx.values(DIVERSITY, fn, a))))
+    pairs = len(arms) * (len(arms) - 1) // 2
+    return ctx.cmp(DIVERSITY, fn, by_mean[-1], by_mean[0]).sign_at(cr.ALPHA / pairs) == 1
+
+
+def _below_convergence(ctx: Ctx, d_star: float) -> list[Arm]:
+    """Fixed temperatures whose initial diversity is below ``d_star`` beyond noise (and by > 0.01)."""
+    return [
+        a
+        for a in ctx.fixed()
+        if ctx.cmp_values(DIVERSITY, cr.initial, d_star - ctx.values(DIVERSITY, cr.initial, a), None).sign == 1
+    ]
+
+
 def convergence_diversity(ctx: Ctx) -> float:
     """The value diversity converges to: mean final diversity of the stable fixed-temperature arms.
     NotEnoughData when there is none, or when those arms' diversities did not converge at all."""
@@ -148,16 +167,16 @@ def convergence_diversity(ctx: Ctx) -> float:
     metrics=(DIVERSITY, ACC),
     figure="7_2",
     criterion="convergence value = mean final diversity of the fixed temperatures where no run collapsed; every "
-    "run of a temperature starting more than 0.01 below it loses more than 0.01 diversity and "
+    "run of a temperature starting below it (beyond noise and 0.01) loses more than 0.01 diversity and "
     f"collapses; {COLLAPSE}",
 )
 def low_initial_diversity_fails(ctx: Ctx) -> Verdict:
     d_star = convergence_diversity(ctx)
     fixed = ctx.fixed()
     numbers = {"convergence diversity": round(d_star, 4)} | ctx.means(DIVERSITY, cr.initial, fixed)
-    below = [a for a in fixed if np.mean(ctx.values(DIVERSITY, cr.initial, a)) < d_star - cr.MIN_EFFECT_ABS]
+    below = _below_convergence(ctx, d_star)
     if not below:
-        raise NotEnoughData("no temperature starts below the convergence diversity", numbers)
+        raise NotEnoughData("no temperature starts below the convergence diversity beyond noise", numbers)
     flags = {}
     for a in below:
         div = ctx.series(DIVERSITY, a)
@@ -204,8 +223,9 @@ def highest_temperature_is_stable(ctx: Ctx) -> Verdict:
     sweep="temperature",
     metrics=(DIVERSITY,),
     figure="7_2",
-    criterion="across fixed temperatures with no collapse, the spread of final diversity is <= min(0.10, half the "
-    "initial spread); contradicted if it is not smaller than the initial spread",
+    criterion="across fixed temperatures with no collapse whose initial diversities differ beyond noise, the "
+    "spread of final diversity is <= min(0.10, half the initial spread); contradicted if it is not smaller than "
+    "the initial spread and itself beyond noise",
 )
 def diversity_converges_across_temperatures(ctx: Ctx) -> Verdict:
     stable = _stable_arms(ctx)
@@ -213,11 +233,14 @@ def diversity_converges_across_temperatures(ctx: Ctx) -> Verdict:
         raise NotEnoughData(f"fewer than 2 stable fixed temperatures (stable: {ctx.labels(stable)})")
     final, initial = _diversity_spreads(ctx, stable)
     numbers = {"final spread": round(final, 4), "initial spread": round(initial, 4)}
-    if final >= initial:
-        return Verdict("contradicted", "final diversity spread is not smaller than the initial one", numbers)
+    if not _spread_beyond_noise(ctx, stable, cr.initial):
+        raise NotEnoughData("initial diversities do not differ beyond noise: nothing to converge", numbers)
     if final <= min(T7_TOL, 0.5 * initial):
-        return Verdict("holds", f"final spread within {T7_TOL} and under half the initial spread", numbers)
-    return inconclusive("spread shrank but not to within the tolerance", numbers)
+        return Verdict("holds", f"final spread within {T7_TOL} and under half the initial spread", numbers, T_SPREAD)
+    if final >= initial and _spread_beyond_noise(ctx, stable, cr.final):
+        why = "final diversity spread, beyond noise, is not smaller than the initial one"
+        return Verdict("contradicted", why, numbers, T_SPREAD)
+    return Verdict("inconclusive", "spread shrank but not to within the tolerance", numbers, T_SPREAD)
 
 
 def _best(ctx: Ctx, arms: list[Arm]) -> Arm:
@@ -231,7 +254,8 @@ def _best(ctx: Ctx, arms: list[Arm]) -> Arm:
     metrics=(DIVERSITY, ACC),
     figure="7_2",
     criterion="the rule (lowest fixed temperature whose initial diversity is >= the "
-    f"convergence value) picks an arm whose final pass@1 is within noise of the best fixed arm; {NOISE}",
+    "convergence value) picks an arm whose final pass@1 is within noise of the best fixed arm, where some "
+    f"temperature starts below that value beyond noise (T4's premise); {NOISE}",
 )
 def diversity_rule_picks_a_best_temperature(ctx: Ctx) -> Verdict:
     d_star = convergence_diversity(ctx)
@@ -239,18 +263,24 @@ def diversity_rule_picks_a_best_temperature(ctx: Ctx) -> Verdict:
     ok = [a for a in fixed if np.mean(ctx.values(DIVERSITY, cr.initial, a)) >= d_star]
     if not ok:
         raise NotEnoughData("no temperature starts at or above the convergence diversity")
+    if not _below_convergence(ctx, d_star):
+        raise NotEnoughData(
+            "no temperature starts below the convergence diversity beyond noise: the rule excludes none"
+        )
     chosen, best = ok[0], _best(ctx, fixed)
     numbers = {"convergence diversity": round(d_star, 4), "chosen": chosen.label, "best": best.label}
     numbers |= ctx.means(ACC, cr.final, fixed)
     if chosen == best:
-        return Verdict("holds", f"the rule picks t={chosen.label}, the best fixed temperature", numbers)
+        return Verdict("holds", f"the rule picks t={chosen.label}, the best fixed temperature", numbers, T8_TEST)
     c = ctx.cmp(ACC, cr.final, best, chosen)
     if c.sign is None:
         return inconclusive("the rule's pick is not the best arm, and noise is unknown", numbers)
     numbers |= c.numbers("best - chosen")
     if c.sign == 1:
-        return Verdict("contradicted", f"t={best.label} beats the rule's pick t={chosen.label} beyond noise", numbers)
-    return Verdict("holds", f"the rule's pick t={chosen.label} is within noise of the best t={best.label}", numbers)
+        why = f"t={best.label} beats the rule's pick t={chosen.label} beyond noise"
+        return Verdict("contradicted", why, numbers, T8_TEST)
+    why = f"the rule's pick t={chosen.label} is within noise of the best t={best.label}"
+    return Verdict("holds", why, numbers, T8_TEST)
 
 
 @insight(
