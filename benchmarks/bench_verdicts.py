@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from mcsweep.analysis import INSIGHTS, check_all
+from mcsweep.analysis.insights import BY_ID
 from tests.analysis import simulate as sim
 
 CHECKED = [i.id for i in INSIGHTS if not i.is_definition]
@@ -67,8 +68,7 @@ def power(ratio: dict[str, float | None], k: float, draws: int) -> dict[str, flo
         scale = ratio[iid] / k if ratio.get(iid) else 1.0
         hits = 0
         for d in range(draws):
-            table = check_all(*sim.frames(sim.effect_world(SWEEP[iid], d, scale)))
-            hits += table.loc[table["id"] == iid, "status"].item() == "holds"
+            hits += BY_ID[iid].run(*sim.frames(sim.effect_world(SWEEP[iid], d, scale))).status == "holds"
         out[iid] = hits / draws
     return out
 
@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="record the rates for the report (false_verdicts.py)")
     args = parser.parse_args()
     wrong, n = false_verdicts(args.draws)
-    total = sum(wrong.values())
+    total, n = sum(wrong.values()), max(n, 1)
     if args.write:
         from mcsweep.analysis.false_verdicts import RATES_FILE  # here: the bench also runs on older code
 
@@ -92,8 +92,9 @@ def main() -> None:
             "command": f"python benchmarks/bench_verdicts.py --draws {n} --write",
         }
         RATES_FILE.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"no-effect worlds: {n} draws x {len(CHECKED)} insights")
-    print(f"false-verdict rate overall: {total}/{n * len(CHECKED)} = {total / (n * len(CHECKED)):.2%}")
+    if args.draws:
+        print(f"no-effect worlds: {n} draws x {len(CHECKED)} insights")
+        print(f"false-verdict rate overall: {total}/{n * len(CHECKED)} = {total / (n * len(CHECKED)):.2%}")
     if args.power_draws:
         if args.calibration and args.calibration.exists():
             ratio = json.loads(args.calibration.read_text())
