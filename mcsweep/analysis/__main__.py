@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from mcsweep.analysis.criteria import DEFAULT_JUDGE, JUDGES
 from mcsweep.analysis.report import report
 
 
@@ -18,10 +19,17 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--out", type=Path, required=True, help="output folder (report.md, figures/)")
     rep.add_argument("--title", default="mcsweep report")
     rep.add_argument("--notes", type=Path, help="a Markdown file saying how the runs were made, put under the title")
+    rep.add_argument(
+        "--judge",
+        choices=JUDGES,
+        default=DEFAULT_JUDGE,
+        help="comparator whose grading of every arm's test samples the evaluator insights (E3, E5, E6) compare "
+        "(default: livecodebench, the study's test accuracy)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     notes = args.notes.read_text() if args.notes else ""
-    path = report(args.runs, args.out, args.title, notes)
+    path = report(args.runs, args.out, args.title, notes, args.judge)
     print(path)
     return 0
 

@@ -1,10 +1,12 @@
-"""Read a sweep's axis values (the arms) the way the study names them.
+"""Arms as typed records: what each run of a sweep varied, read once by the loader, used by the checks.
 
-The sweeps write each run's option into run_card.json ``axes``; these parsers accept the names the
-study uses plus short aliases, so a check can find "the robust evaluator" or "the 30% mask" arm.
-Staged schedules are written ``a->b@step`` (switch at ``step``), continuous ramps ``a~b``.
-``describe`` turns a run's resolved config section into that grammar, so option names that carry
-no numbers (``micro_extend``, ``micro_tb4``) still order and pair correctly.
+The trainer writes each axis's config option name into run_card.json ``axes`` and the resolved config
+into config.yaml. ``arm_of`` turns (axis, option, config section) into an ``Arm``: its ``kind`` (a role
+such as the comparator, or fixed/staged/ramp), its number (temperature, length, train batch, mask
+rate) and its ``Schedule``. Sources without the config section (W&B, whose client unwraps nested
+dicts with a ``value`` key; simulated stores) fall back to ``_from_name``, the one place option names
+are read. ``Arm.label`` is the name the frame, figures and reports show: ``0.6``, ``0.6->1.8@140``,
+``0.6~1.8``, ``112->224@20``, ``8``, or the option name.
 """
 
 from __future__ import annotations
@@ -13,125 +15,161 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-ALIASES: dict[str, set[str]] = {
-    "robust": {"microcoder", "robust", "mc"},
-    "lcb": {"livecodebench", "lcb"},
-    "hard": {"microcoder", "hard", "microcoder_data", "micro_hard"},
-    "easy": {"deepcoder", "easy", "deepcoder_data", "micro_easy"},
-    "kl": {"kl", "kl_loss", "grpo_kl"},
-    "clip_high": {"clip_high", "clip-high", "no_kl_clip_high", "nokl_cliphigh"},
-    "no_mask": {"none", "no_mask", "nomask", "off"},
-    "conditional": {"conditional", "cond", "cond_mask"},
-    "mask_all": {"all", "mask_all", "maskall"},
+AXIS_OF_SWEEP: dict[str, str] = {
+    "evaluator": "evaluator",
+    "temperature": "temperature",
+    "temperature_schedules": "temperature",
+    "data": "data",
+    "context": "context",
+    "masking": "masking",
+    "batch": "batch",
+    "kl_clip": "kl_clip",
 }
-DEFAULT_RHO = 0.3  # the conditional mask's rate in MicroCoder-GRPO
-_NUM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(k?)\s*$", re.IGNORECASE)
-_STAGED = re.compile(r"^(.+?)\s*->\s*(.+?)(?:\s*@\s*(\d+))?$")
-_RAMP = re.compile(r"^(?:ramp[:_]?)?(.+?)\s*~\s*(.+?)$")
-_RATE = re.compile(r"^(?:rate|mask|conditional)?[_:]?(\d+(?:\.\d+)?)(%?)$", re.IGNORECASE)
+"""The axis each analysis sweep varies (table1 and seeds vary none)."""
+NUMERIC_AXES = ("temperature", "context", "batch")
+DEFAULT_RHO = 0.3
+"""The conditional mask's rate in MicroCoder-GRPO."""
 
-
-def find(arms: list[str], role: str) -> str | None:
-    """The arm whose name is one of ``role``'s aliases (case-insensitive)."""
-    return next((a for a in arms if a.strip().lower() in ALIASES[role]), None)
-
-
-def conditional_at_default_rho(arms: list[str]) -> str | None:
-    """A sweep of conditional-mask rates ('conditional_0.1'...) holds the conditional mask itself as
-    the rate at the study's default rho."""
-    return next((a for a in arms if a.lower().startswith("conditional") and mask_amount(a) == DEFAULT_RHO), None)
-
-
-def number(arm: str) -> float | None:
-    """'0.6' -> 0.6, '8k' -> 8192, '256' -> 256; None for anything else."""
-    m = _NUM.match(arm)
-    if not m:
-        return None
-    return float(m.group(1)) * (1024 if m.group(2) else 1)
+FIXED, STAGED, RAMP = "fixed", "staged", "ramp"
+ROLE_OF_NAME: dict[str, dict[str, str]] = {
+    "evaluator": {"microcoder": "microcoder", "livecodebench": "livecodebench"},
+    "data": {"hard": "hard", "micro_hard": "hard", "microcoder": "hard", "easy": "easy", "deepcoder": "easy"},
+    "kl_clip": {"kl": "kl", "no_kl_clip_high": "clip_high", "clip_high": "clip_high"},
+}
+"""Option names (mcsweep's, and the study's dataset names in simulated stores) -> the arm's role."""
+MASK_OF_NAME: dict[str, tuple[str, float | None]] = {
+    "none": ("none", 0.0),
+    "all": ("all", 1.0),
+    "all_failed": ("all_failed", None),
+    "conditional": ("conditional", None),
+}
+"""Masking option -> (mode, share of truncated responses masked). The plain ``conditional`` option is
+MicroCoder-GRPO's mask, not a point of the rate grid (``conditional_0.1``... or the study's ``10%``)."""
 
 
 @dataclass(frozen=True)
-class Staged:
+class Schedule:
+    """A value that changes during training: a discrete switch (staged) at ``at``, or a ramp."""
+
+    kind: str
     start: float
     end: float
-    at: int | None
+    at: int | None = None
 
 
-def staged(arm: str) -> Staged | None:
-    """'0.6->1.8@140' -> Staged(0.6, 1.8, 140); None when not a staged schedule."""
-    m = _STAGED.match(arm)
-    if not m or number(m.group(1)) is None or number(m.group(2)) is None:
-        return None
-    return Staged(number(m.group(1)), number(m.group(2)), int(m.group(3)) if m.group(3) else None)
+@dataclass(frozen=True)
+class Arm:
+    """One arm of a sweep: the axis, the config option, its role or shape, its number and schedule."""
+
+    axis: str
+    option: str
+    kind: str | None = None
+    value: float | None = None
+    schedule: Schedule | None = None
+
+    @property
+    def label(self) -> str:
+        if self.schedule is not None:
+            s = self.schedule
+            if s.kind == RAMP:
+                return f"{_g(s.start)}~{_g(s.end)}"
+            return f"{_g(s.start)}->{_g(s.end)}" + (f"@{s.at}" if s.at is not None else "")
+        if self.axis in NUMERIC_AXES and self.kind == FIXED and self.value is not None:
+            return _g(self.value)
+        return self.option
+
+    def __str__(self) -> str:
+        return self.label
 
 
-def is_ramp(arm: str) -> bool:
-    return bool(_RAMP.match(arm)) and "->" not in arm
-
-
-def mask_amount(arm: str) -> float | None:
-    """Share of truncated responses masked: no mask 0, 'Mask 30%' 0.3, mask all 1; None for conditional."""
-    if find([arm], "no_mask"):
-        return 0.0
-    if find([arm], "mask_all"):
-        return 1.0
-    m = _RATE.match(arm.strip().replace(" ", ""))
-    if not m or find([arm], "conditional"):
-        return None
-    value = float(m.group(1))
-    return value / 100 if m.group(2) or value > 1 else value
-
-
-def fixed(arms: list[str]) -> list[tuple[float, str]]:
-    """(value, arm) for the arms that are a single number, in increasing order."""
-    return sorted((number(a), a) for a in arms if number(a) is not None)
-
-
-def _g(x: Any) -> str:
+def _g(x: float) -> str:
     return f"{float(x):g}"
 
 
-def describe(axis: str, option: str, section: Any) -> str:
-    """The arm as the checks read it, from the axis's resolved config section (option name if none).
-
-    temperature: fixed ``0.6``, staged ``0.6->1.8@140``, ramp ``0.6~1.8``; context: ``160`` or
-    ``112->224@20``; batch: the train batch ``8``. Other axes keep the option name.
-    """
+def arm_of(axis: str, option: str, section: Any = None) -> Arm:
+    """The arm from the axis's resolved config section, or from the option name when there is none."""
     sec = section if isinstance(section, dict) else {}
     try:
-        if axis == "temperature" and sec.get("kind") in ("fixed", "staged", "ramp"):
-            return _temperature(sec)
-        if axis == "context" and sec.get("max_completion_length"):
-            base = str(int(sec["max_completion_length"]))
-            return f"{base}->{int(sec['extend_to'])}@{int(sec['extend_at_step'])}" if sec.get("extend_to") else base
-        if axis == "batch" and sec.get("train_batch"):
-            return str(int(sec["train_batch"]))
+        arm = _from_config(axis, option, sec) if sec else None
     except (KeyError, TypeError, ValueError, IndexError):
-        pass
-    return _from_name(option)
+        arm = None
+    return arm or _from_name(axis, option)
 
 
-_NAMED = (
-    (re.compile(r"^fixed_(\d+(?:\.\d+)?)$"), "{0}"),
-    (re.compile(r"^staged_(\d+(?:\.\d+)?)_(\d+(?:\.\d+)?)$"), "{0}->{1}"),
-    (re.compile(r"^ramp_(\d+(?:\.\d+)?)_(\d+(?:\.\d+)?)$"), "{0}~{1}"),
-    (re.compile(r"^micro_tb(\d+)$"), "{0}"),
+def _from_config(axis: str, option: str, sec: dict[str, Any]) -> Arm | None:
+    if axis == "temperature" and sec.get("kind") in (FIXED, STAGED, RAMP):
+        if sec["kind"] == FIXED:
+            return Arm(axis, option, FIXED, float(sec["value"]))
+        step, last = sec["stages"][-1]
+        at = None if sec["kind"] == RAMP else int(step)
+        return Arm(
+            axis, option, sec["kind"], float(sec["value"]), Schedule(sec["kind"], float(sec["value"]), float(last), at)
+        )
+    if axis == "context" and sec.get("max_completion_length"):
+        start = float(sec["max_completion_length"])
+        if sec.get("extend_to"):
+            return Arm(
+                axis,
+                option,
+                STAGED,
+                start,
+                Schedule(STAGED, start, float(sec["extend_to"]), int(sec["extend_at_step"])),
+            )
+        return Arm(axis, option, FIXED, start)
+    if axis == "batch" and sec.get("train_batch"):
+        return Arm(axis, option, FIXED, float(sec["train_batch"]))
+    if axis == "masking" and sec.get("mode"):
+        mode = str(sec["mode"])
+        amount = {"none": 0.0, "all": 1.0}.get(mode)
+        if mode == "conditional" and option != "conditional":
+            amount = float(sec["rho"])
+        return Arm(axis, option, mode, amount)
+    if axis == "evaluator" and sec.get("comparator"):
+        return Arm(axis, option, str(sec["comparator"]))
+    if axis == "kl_clip" and "beta" in sec:
+        return Arm(axis, option, "kl" if float(sec["beta"]) > 0 else "clip_high")
+    return None
+
+
+_NUM = r"(\d+(?:\.\d+)?k?)"
+_NAME_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"^(?:fixed_)?{_NUM}$", re.IGNORECASE), FIXED),
+    (re.compile(rf"^micro_tb{_NUM}$"), FIXED),
+    (re.compile(rf"^(?:staged_)?{_NUM}(?:->|_){_NUM}(?:@(\d+))?$", re.IGNORECASE), STAGED),
+    (re.compile(rf"^(?:ramp_){_NUM}_{_NUM}$|^{_NUM}~{_NUM}$", re.IGNORECASE), RAMP),
 )
+_RATE = re.compile(r"^(?:conditional_)?(\d+(?:\.\d+)?)(%?)$")
 
 
-def _from_name(option: str) -> str:
-    """Numbers read from option names (``fixed_0.6``, ``staged_0.6_1.8``, ``micro_tb4``) when no config
-    section has them, e.g. from W&B, whose client unwraps nested dicts that have a ``value`` key."""
-    for pattern, fmt in _NAMED:
-        if m := pattern.match(option):
-            return fmt.format(*m.groups())
-    return option
+def number(text: str) -> float:
+    """'0.6' -> 0.6, '8k' -> 8192, '256' -> 256."""
+    return float(text[:-1]) * 1024 if text.lower().endswith("k") else float(text)
 
 
-def _temperature(sec: dict[str, Any]) -> str:
-    if sec["kind"] == "fixed":
-        return _g(sec["value"])
-    step, last = sec["stages"][-1]
-    if sec["kind"] == "ramp":
-        return f"{_g(sec['value'])}~{_g(last)}"
-    return f"{_g(sec['value'])}->{_g(last)}@{int(step)}"
+def _from_name(axis: str, option: str) -> Arm:
+    """The arm read from its option name (``fixed_0.6``, ``staged_0.6_1.8``, ``0.6->1.8@30``, ``micro_tb4``,
+    ``conditional_0.1``, ``10%``); an arm with no kind when the name says nothing known."""
+    name = option.strip()
+    if axis in ROLE_OF_NAME:
+        return Arm(axis, option, ROLE_OF_NAME[axis].get(name.lower()))
+    if axis == "masking":
+        return _mask_from_name(option, name.lower())
+    if axis in NUMERIC_AXES:
+        for pattern, kind in _NAME_PATTERNS:
+            if m := pattern.match(name):
+                nums = [g for g in m.groups() if g is not None]
+                if kind == FIXED:
+                    return Arm(axis, option, FIXED, number(nums[0]))
+                at = int(nums[2]) if kind == STAGED and len(nums) > 2 else None
+                return Arm(axis, option, kind, number(nums[0]), Schedule(kind, number(nums[0]), number(nums[1]), at))
+    return Arm(axis, option)
+
+
+def _mask_from_name(option: str, name: str) -> Arm:
+    if name in MASK_OF_NAME:
+        mode, amount = MASK_OF_NAME[name]
+        return Arm("masking", option, mode, amount)
+    if m := _RATE.match(name.replace("mask", "").replace(" ", "")):
+        value = float(m.group(1))
+        return Arm("masking", option, "conditional", value / 100 if m.group(2) or value > 1 else value)
+    return Arm("masking", option)

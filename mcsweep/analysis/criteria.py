@@ -1,9 +1,10 @@
 """The testable criteria the insight checks share: run summaries, noise, and signed comparisons.
 
-A difference counts only when it exceeds both a minimum effect and ``Z`` standard errors. The
-standard error comes from the spread across seeds within each arm; where an arm has one seed, it
-is borrowed from the ``seeds`` sweep (repeats of one config), and where neither exists the
-comparison is inconclusive rather than guessed.
+A difference counts only when it exceeds a minimum effect and a t-test over seeds rejects 'no
+difference' at two-sided ``ALPHA`` (docs/analysis.md, "The noise rule"). The seed SD comes from the
+seeds within each arm; where an arm has one seed, it is borrowed from the ``seeds`` sweep (repeats
+of one config, with its degrees of freedom), and where neither exists the comparison is
+inconclusive rather than guessed.
 """
 
 from __future__ import annotations
@@ -14,17 +15,30 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from mcsweep.analysis.style import smooth
 
 ACC = "eval/pass@1"
 ACC_EXT = "eval/pass@1_ext"
+ACC_COMMON = "evals@common/pass@1"
+"""Test pass@1 at the sweep-wide common evaluation length (evals.jsonl rows flagged ``common_length``)."""
+JUDGES = ("livecodebench", "microcoder")
+DEFAULT_JUDGE = "livecodebench"
+"""The study's test accuracy is LiveCodeBench's."""
+
+
+def acc_judged(judge: str) -> str:
+    """Test pass@1 at the training length, every arm's samples graded by the comparator ``judge``."""
+    return f"evals@train/pass@1/judge_{judge}"
+
+
 REWARD = "reward"
 LENGTH = "completions/mean_length"
 DIVERSITY = "diversity/group_4gram"
 
-Z = 2.0
-"""A difference must exceed Z standard errors of the seed noise."""
+ALPHA = 0.02
+"""Two-sided level of each part's t-test over seeds (1% chance per direction when there is no effect)."""
 HEAD_FRAC, TAIL_FRAC = 0.1, 0.2
 """'initial' is the mean of the first 10% of a run's points, 'final' of the last 20%."""
 MIN_EFFECT_ABS = 0.01
@@ -71,58 +85,117 @@ def mean(s: pd.Series) -> float:
     return float(s.mean())
 
 
+def fall(s: pd.Series) -> float:
+    """How much the metric fell from the start to the end of the run."""
+    return -gain(s)
+
+
+def window(s: pd.Series, lo: float, hi: float) -> float:
+    """Mean over the part of the run between fractions ``lo`` (excluded) and ``hi`` of its steps."""
+    x = (s.index - s.index.min()) / max(s.index.max() - s.index.min(), 1)
+    return float(s[(x > lo) & (x <= hi)].mean())
+
+
+def early_minus_late(s: pd.Series) -> float:
+    """Mean over 10-40% of the run minus mean over the last 30%."""
+    return window(s, 0.1, 0.4) - window(s, 0.7, 1.0)
+
+
+def fall_by_midpoint(s: pd.Series) -> float:
+    """Diversity lost between the start and the middle (40-60%) of the run."""
+    return initial(s) - window(s, 0.4, 0.6)
+
+
 def collapsed(s: pd.Series) -> bool:
     """The stated failure criterion: final pass@1 fell from its smoothed peak by more than the margin."""
     return drop(s) > max(COLLAPSE_ABS, COLLAPSE_REL * peak(s))
 
 
-def min_effect(metric: str, scale: float) -> float:
-    return MIN_EFFECT_REL_LENGTH * abs(scale) if "length" in metric else MIN_EFFECT_ABS
+def min_effect(metric: str, level: float) -> float:
+    """Smallest difference that counts: 3% of the length's level (not of a length gain), else 0.01."""
+    return MIN_EFFECT_REL_LENGTH * abs(level) if "length" in metric else MIN_EFFECT_ABS
 
 
 def run_series(frame: pd.DataFrame, metric: str) -> dict[str, pd.Series]:
     """run_id -> the metric against step (sorted, steps deduplicated by mean)."""
-    sub = frame[frame["metric"] == metric]
-    return {rid: g.groupby("step")["value"].mean().sort_index() for rid, g in sub.groupby("run_id")}
-
-
-def arm_runs(frame: pd.DataFrame, axis: str) -> dict[str, list[str]]:
-    """Arm (axis value) -> its run ids, one per seed."""
-    runs = frame.drop_duplicates("run_id")
-    return {str(a): sorted(g["run_id"]) for a, g in runs.groupby(axis) if a is not None}
+    means = frame[frame["metric"] == metric].groupby(["run_id", "step"])["value"].mean()
+    return {str(rid): s.droplevel(0) for rid, s in means.groupby(level=0)}
 
 
 @dataclass(frozen=True)
 class Cmp:
-    """a - b with its standard error; sign is +1/-1 beyond noise, 0 within it, None with no noise estimate."""
+    """a - b (or a - 0) with its standard error, the seed SD behind it and the t-test's degrees of freedom.
+
+    ``sign`` is +1/-1 when the difference exceeds the minimum effect and the t-test rejects 'no
+    difference' at two-sided ``ALPHA``, 0 within noise, None with no noise estimate; ``sign_at`` applies
+    a stricter level (the correction for a claim's several parts).
+    """
 
     diff: float
     se: float | None
-    threshold: float
-    sign: int | None
+    eps: float
+    df: int = 0
+    sd: float | None = None
+    flip: bool = False
+    """True for a part that claims 'no difference' (D1's flat easy arm): its sign is +1 within noise."""
+
+    def threshold_at(self, alpha: float) -> float:
+        if self.se is None or self.df < 1:
+            return math.nan
+        return max(self.eps, float(stats.t.ppf(1 - alpha / 2, self.df)) * self.se)
+
+    @property
+    def threshold(self) -> float:
+        return self.threshold_at(ALPHA)
+
+    def sign_at(self, alpha: float) -> int | None:
+        if self.se is None or self.df < 1 or not math.isfinite(self.diff):
+            return None
+        thr = self.threshold_at(alpha)
+        raw = 1 if self.diff > thr else -1 if self.diff < -thr else 0
+        return (1 if raw == 0 else -1) if self.flip else raw
+
+    @property
+    def sign(self) -> int | None:
+        return self.sign_at(ALPHA)
 
     def numbers(self, name: str) -> dict[str, float]:
         return {
             f"{name}.diff": round(self.diff, 4),
-            f"{name}.threshold": round(self.threshold, 4) if self.se is not None else math.nan,
+            f"{name}.threshold": round(self.threshold, 4),
+            f"{name}.sd": round(self.sd, 4) if self.sd is not None else math.nan,
         }
 
 
-def _se(a: np.ndarray, b: np.ndarray, borrowed_sd: float | None) -> float | None:
-    if len(a) >= 2 and len(b) >= 2:
-        return float(math.sqrt(np.var(a, ddof=1) / len(a) + np.var(b, ddof=1) / len(b)))
-    if borrowed_sd is not None and len(a) and len(b):
-        return borrowed_sd * math.sqrt(1 / len(a) + 1 / len(b))
-    return None
+def _pooled(groups: list[np.ndarray]) -> tuple[float, int] | None:
+    """Pooled seed SD and its degrees of freedom over the groups with >= 2 values."""
+    usable = [g for g in groups if len(g) >= 2]
+    df = sum(len(g) - 1 for g in usable)
+    if df < 1:
+        return None
+    return float(math.sqrt(sum(float(np.var(g, ddof=1)) * (len(g) - 1) for g in usable) / df)), df
 
 
-def compare(a: np.ndarray, b: np.ndarray, eps: float, borrowed_sd: float | None = None) -> Cmp:
-    """Is mean(a) above mean(b) beyond max(eps, Z * SE)?"""
-    if not len(a) or not len(b):
-        return Cmp(math.nan, None, math.nan, None)
-    diff = float(np.mean(a) - np.mean(b))
-    se = _se(a, b, borrowed_sd)
-    if se is None:
-        return Cmp(diff, None, math.nan, None)
-    thr = max(eps, Z * se)
-    return Cmp(diff, se, thr, 1 if diff > thr else -1 if diff < -thr else 0)
+def _noise(groups: list[np.ndarray], borrowed: tuple[float, int] | None) -> tuple[float, int] | None:
+    """Seed SD and df from the arms' own seeds when every arm has 2, else the seeds sweep's."""
+    if all(len(g) >= 2 for g in groups):
+        return _pooled(groups)
+    return borrowed
+
+
+def compare(a: np.ndarray, b: np.ndarray | None, eps: float, borrowed: tuple[float, int] | None = None) -> Cmp:
+    """Is mean(a) above mean(b) (above 0 when ``b`` is None) beyond max(eps, t-test threshold)?
+
+    Two arms: pooled two-sample t-test over seeds (df = n_a + n_b - 2). One arm: one-sample t-test
+    (df = n - 1). Where an arm has one seed, the seed SD and its df come from the seeds sweep.
+    """
+    groups = [a] if b is None else [a, b]
+    if any(not len(g) for g in groups):
+        return Cmp(math.nan, None, eps)
+    diff = float(np.mean(a) - (0.0 if b is None else np.mean(b)))
+    noise = _noise(groups, borrowed)
+    if noise is None:
+        return Cmp(diff, None, eps)
+    sd, df = noise
+    se = sd * math.sqrt(sum(1 / len(g) for g in groups))
+    return Cmp(diff, se, eps, df, sd)

@@ -16,8 +16,8 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from mcsweep.analysis import arms as ar
 from mcsweep.analysis import style
+from mcsweep.analysis.arms import FIXED, Arm, arm_of
 from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD
 from mcsweep.analysis.samples import temperature_table
 
@@ -32,10 +32,28 @@ MEMORY = "memory/max_allocated_gb"
 PHASES = (("time/generation_s", "inference"), ("time/reward_s", "reward"), ("time/update_s", "update"))
 
 
+def _as_number(label: str) -> float | None:
+    try:
+        return float(label)
+    except ValueError:
+        return None
+
+
 def _order(groups: list[str]) -> list[str]:
     """Numbers first in increasing order, then the rest alphabetically."""
-    nums = [a for _, a in ar.fixed(groups)]
-    return nums + sorted(g for g in groups if g not in nums)
+    nums = sorted((g for g in groups if _as_number(g) is not None), key=_as_number)
+    return nums + sorted(g for g in groups if _as_number(g) is None)
+
+
+def _arms(sub: pd.DataFrame, axis: str) -> dict[str, Arm]:
+    """Label -> the loader's arm record (read from the label where a hand-made frame has none)."""
+    runs = sub.drop_duplicates("run_id")
+    recs = runs["arm"] if "arm" in runs else [None] * len(runs)
+    return {
+        str(label): rec if isinstance(rec, Arm) else arm_of(axis, str(label))
+        for label, rec in zip(runs[axis], recs, strict=True)
+        if label is not None
+    }
 
 
 def arm_panel(
@@ -44,16 +62,14 @@ def arm_panel(
     metric: str,
     by: str,
     arms_: list[str] | None = None,
-    x_scale: Callable[[str], float] | None = None,
     xlabel: str = "training step",
 ) -> None:
-    """One series per arm: the seed-mean of ``metric`` against step (times ``x_scale(arm)``)."""
+    """One series per arm: the seed-mean of ``metric`` against step."""
     sub = frame[frame["metric"] == metric]
     present = [str(a) for a in sub[by].dropna().unique()]
     for i, arm in enumerate(a for a in (arms_ or _order(present)) if a in present):
         m = sub[sub[by].astype(str) == arm].groupby("step")["value"].mean().sort_index()
-        x = m.index.to_numpy() * (x_scale(arm) if x_scale else 1.0)
-        style.series(ax, x, m.to_numpy(), arm, style.PALETTE[i % len(style.PALETTE)])
+        style.series(ax, m.index.to_numpy(), m.to_numpy(), arm, style.PALETTE[i % len(style.PALETTE)])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(LABELS.get(metric, metric))
 
@@ -64,7 +80,6 @@ def _sweep_figure(
     title: str,
     metrics: tuple[str, ...],
     by: str | None = None,
-    x_scale: Callable[[str], float] | None = None,
     xlabel: str = "training step",
 ) -> Figure | None:
     sub = frame[frame["sweep"] == sweep]
@@ -72,7 +87,7 @@ def _sweep_figure(
         return None
     fig, axes = style.figure(len(metrics), title, style.source_label(sub))
     for ax, metric in zip(axes, metrics, strict=True):
-        arm_panel(ax, sub, metric, by or sweep, x_scale=x_scale, xlabel=xlabel)
+        arm_panel(ax, sub, metric, by or sweep, xlabel=xlabel)
     return fig
 
 
@@ -150,10 +165,12 @@ def _temperature_panels(axes: list[Axes], frame: pd.DataFrame, samples: pd.DataF
         if not samples.empty
         else temperature_table(samples)
     )
+    groups = table.groupby(["step", "max_length", "samples_per_problem"])
     for ax, col in zip(axes, ("pass@1", "diversity"), strict=True):
-        for i, (step, g) in enumerate(table.groupby("step")):
+        for i, ((step, length, k), g) in enumerate(groups):
             m = g.groupby("eval_temperature")[col].mean()
-            style.series(ax, m.index.to_numpy(), m.to_numpy(), f"step {step}", style.PALETTE[i % 8], ref_max=False)
+            label = f"step {step} (length {length:g}, {k}/problem)"
+            style.series(ax, m.index.to_numpy(), m.to_numpy(), label, style.PALETTE[i % 8], ref_max=False)
         ax.set_xlabel("evaluation temperature")
         ax.set_ylabel(col if table.size else f"{col} (no evaluate-at-temperatures samples)")
 
@@ -164,9 +181,9 @@ def fig_7_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
         return None
     fig, axes = style.figure(3, "Fig. 7_2: temperature", style.source_label(sub), nrows=2)
     _temperature_panels(axes[:2], sub, samples)
-    present = [str(a) for a in sub["temperature"].dropna().unique()]
-    fixed = [a for _, a in ar.fixed(present)]
-    staged = [a for a in present if a not in fixed]
+    arms = _arms(sub, "temperature")
+    fixed = sorted((k for k, a in arms.items() if a.kind == FIXED), key=lambda k: arms[k].value)
+    staged = [k for k in arms if k not in fixed]
     arm_panel(axes[2], sub, ACC, "temperature", fixed)
     arm_panel(axes[3], sub, DIVERSITY, "temperature", fixed)
     arm_panel(axes[4], sub, ACC, "temperature", staged)
@@ -189,17 +206,14 @@ def fig_10_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
 
 
 def fig_11_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
-    sub = frame[frame["sweep"] == "batch"]
-    if sub.empty:
-        return None
-    smallest = min(ar.number(a) or np.inf for a in sub["batch"].dropna().unique())
+    """Against the training step, which is the data: one step is one update of ``mini_batch`` prompts in
+    every batch arm, so equal steps are equal data (docs/analysis.md)."""
     return _sweep_figure(
         frame,
         "batch",
         "Fig. 11_2: train batch (fixed mini-batch)",
         (ACC, LENGTH, DIVERSITY),
-        x_scale=lambda arm: (ar.number(arm) or smallest) / smallest,
-        xlabel=f"relative data (steps x batch / {smallest:g})",
+        xlabel="data: training step (one update of mini_batch prompts, every arm)",
     )
 
 
@@ -207,9 +221,9 @@ def fig_12_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
     sub = frame[frame["sweep"] == "masking"]
     if sub.empty:
         return None
-    present = [str(a) for a in sub["masking"].dropna().unique()]
-    kinds = [a for a in present if ar.find([a], "no_mask") or ar.find([a], "conditional") or ar.find([a], "mask_all")]
-    rates = sorted((a for a in present if a not in kinds), key=lambda a: ar.mask_amount(a) or 0.0)
+    arms = _arms(sub, "masking")
+    kinds = [k for k, a in arms.items() if a.kind in ("none", "all") or a.value is None]
+    rates = sorted((k for k in arms if k not in kinds), key=lambda k: arms[k].value)
     fig, axes = style.figure(3, "Fig. 12_2: truncation mask", style.source_label(sub), nrows=2)
     for row, group in enumerate((kinds, rates)):
         for col, metric in enumerate((ACC, LENGTH, DIVERSITY)):

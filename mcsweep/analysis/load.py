@@ -18,12 +18,14 @@ import pandas as pd
 import yaml
 
 from mcsweep.analysis import names
-from mcsweep.analysis.arms import describe
+from mcsweep.analysis.arms import AXIS_OF_SWEEP, arm_of
 
 log = logging.getLogger(__name__)
 
 AXES: tuple[str, ...] = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
-RUN_COLUMNS: tuple[str, ...] = ("run_id", "sweep", "world", "algo", "seed", "status", "simulated", *AXES)
+RUN_COLUMNS: tuple[str, ...] = ("run_id", "sweep", "world", "algo", "seed", "status", "simulated", *AXES, "arm")
+"""Axis columns hold each axis's arm label; ``arm`` holds the swept axis's ``arms.Arm`` record (None for
+sweeps that vary no axis)."""
 TIDY_COLUMNS: tuple[str, ...] = (*RUN_COLUMNS, "file", "max_length", "step", "metric", "value")
 SAMPLE_FIELDS: tuple[str, ...] = (
     "step",
@@ -95,7 +97,8 @@ def load_samples(*sources: str | Path, api: Any = None) -> pd.DataFrame:
     """One row per stored evaluation sample (``eval_samples.jsonl``) with its run's columns.
 
     The sample's ``temperature`` field becomes ``eval_temperature`` (``temperature`` is the sweep
-    axis). A W&B source is read from each run's newest ``run-store`` artifact.
+    axis); ``evaluation`` says which evaluation wrote the row ('temperatures' or 'training'). A W&B
+    source is read from each run's newest ``run-store`` artifact.
     """
     report = LoadReport()
     frames = []
@@ -110,10 +113,20 @@ def load_samples(*sources: str | Path, api: Any = None) -> pd.DataFrame:
             rows, _ = _read_jsonl(run_dir / "eval_samples.jsonl", card["run_id"], report)
             report.runs.append({**_run_columns(card), "n_rows": len(rows)})
             if rows:
-                frames.append(pd.DataFrame(rows).rename(columns=_SAMPLE_RENAME).assign(**_run_columns(card)))
-    frame = pd.concat(frames, ignore_index=True) if frames else _empty((*RUN_COLUMNS, *SAMPLE_COLUMNS))
+                frame = pd.DataFrame(rows).rename(columns=_SAMPLE_RENAME).assign(**_run_columns(card))
+                frames.append(frame.assign(evaluation=evaluation_kind(frame, run_dir, card["run_id"], report)))
+    frame = pd.concat(frames, ignore_index=True) if frames else _empty((*RUN_COLUMNS, *SAMPLE_COLUMNS, "evaluation"))
     frame.attrs["load_report"] = report
     return frame
+
+
+def evaluation_kind(samples: pd.DataFrame, run_dir: Path, run_id: str, report: LoadReport) -> list[str]:
+    """'temperatures' for rows of the evaluate-at-temperatures command (its (step, temperature) pairs are
+    listed in temperature_evals.jsonl), 'training' for the trainer's regular evaluation."""
+    done, _ = _read_jsonl(run_dir / "temperature_evals.jsonl", run_id, report)
+    pairs = {(int(r["step"]), float(r["temperature"])) for r in done if "step" in r and "temperature" in r}
+    keys = zip(samples["step"], samples.get("eval_temperature", pd.Series(index=samples.index)), strict=True)
+    return ["temperatures" if (int(s), float(t)) in pairs else "training" for s, t in keys]
 
 
 def _empty(columns: Iterable[str]) -> pd.DataFrame:
@@ -172,11 +185,13 @@ def _read_config(path: Path, run_id: str, report: LoadReport) -> dict[str, Any]:
 
 
 def _run_columns(card: dict[str, Any]) -> dict[str, Any]:
-    """Run-level columns; axis columns hold the arm as ``arms.describe`` reads it from the config."""
+    """Run-level columns: axis columns hold each arm's label, ``arm`` the swept axis's typed record."""
     axes, config = card.get("axes") or {}, card.get("config") or {}
     cols = {k: card.get(k) for k in ("run_id", "sweep", "world", "algo", "seed", "status")}
     cols["simulated"] = bool(card.get("simulated", False))
-    cols.update({a: None if axes.get(a) is None else describe(a, str(axes[a]), config.get(a)) for a in AXES})
+    arms = {a: arm_of(a, str(axes[a]), config.get(a)) for a in AXES if axes.get(a) is not None}
+    cols.update({a: arms[a].label if a in arms else None for a in AXES})
+    cols["arm"] = arms.get(AXIS_OF_SWEEP.get(str(card.get("sweep")), ""))
     return cols
 
 
@@ -253,13 +268,31 @@ def _tidy(rows: list[dict[str, Any]], file: str, rid: str, report: LoadReport) -
     return frame.assign(file=file, max_length=float("nan"))
 
 
+EVAL_VIEWS = {"train_length": "evals@train/", "common_length": "evals@common/"}
+"""evals.jsonl flags -> the metric prefix their row is also given: the run's current training length
+(after any extension) and the sweep-wide common evaluation length, so checks compare arms on one length."""
+
+
+def eval_tuples(rows: list[dict[str, Any]]) -> list[tuple[int, float, str, float]]:
+    """(step, max_length, metric, value) for each numeric field of each evals.jsonl row (not the rows of
+    evaluate-at-temperatures): ``evals/<field>``, and ``evals@train/<field>`` / ``evals@common/<field>``
+    where the row is flagged ``train_length`` / ``common_length``."""
+    out = []
+    for r in rows:
+        if not _numeric(r.get("step")) or "temperature" in r:
+            continue
+        prefixes = ["evals/"] + [p for flag, p in EVAL_VIEWS.items() if r.get(flag) is True]
+        length = float(r.get("max_length", float("nan")))
+        out += [
+            (int(r["step"]), length, p + k, float(v))
+            for k, v in r.items()
+            if k not in _EVAL_KEYS and _numeric(v)
+            for p in prefixes
+        ]
+    return out
+
+
 def _tidy_evals(rows: list[dict[str, Any]], rid: str, report: LoadReport) -> pd.DataFrame:
-    """evals.jsonl rows as ``evals/<field>`` metrics, keeping the evaluation's max_length."""
-    out = [
-        (int(r["step"]), float(r.get("max_length", float("nan"))), f"evals/{k}", float(v))
-        for r in rows
-        if _numeric(r.get("step")) and "temperature" not in r
-        for k, v in r.items()
-        if k not in _EVAL_KEYS and _numeric(v)
-    ]
+    """evals.jsonl rows as metrics (``eval_tuples``), keeping the evaluation's max_length."""
+    out = eval_tuples(rows)
     return pd.DataFrame(out, columns=["step", "max_length", "metric", "value"]).assign(file="evals")

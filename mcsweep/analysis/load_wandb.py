@@ -29,6 +29,7 @@ from mcsweep.analysis.load import (
     _run_columns,
     _step_of,
     _tidy,
+    evaluation_kind,
 )
 
 _WANDB_STATUS = {
@@ -145,9 +146,10 @@ def load_wandb_samples(spec: str, report: LoadReport, api: Any) -> list[pd.DataF
             with tempfile.TemporaryDirectory() as tmp:
                 root = Path(artifact.download(root=tmp))
                 rows, found = _read_jsonl(root / "eval_samples.jsonl", card["run_id"], report)
+                if rows:
+                    frame = pd.DataFrame(rows).rename(columns=_SAMPLE_RENAME).assign(**_run_columns(card))
+                    frames.append(frame.assign(evaluation=evaluation_kind(frame, root, card["run_id"], report)))
             if not found:
                 report.add(card["run_id"], f"{where}:{artifact.name}", "artifact has no eval_samples.jsonl")
         report.runs.append({**_run_columns(card), "n_rows": len(rows)})
-        if rows:
-            frames.append(pd.DataFrame(rows).rename(columns=_SAMPLE_RENAME).assign(**_run_columns(card)))
     return frames

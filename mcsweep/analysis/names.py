@@ -94,5 +94,5 @@ KNOWN_METRICS: frozenset[str] = frozenset(
 
 def is_known(name: str) -> bool:
     """True when ``name`` (already canonical) is a documented mcsweep metric."""
-    prefixes = ("reward/shadow_", "reward/disagreement_", "evals/", "eval/pass@1_len")
+    prefixes = ("reward/shadow_", "reward/disagreement_", "evals/", "evals@", "eval/pass@1_len")
     return name in KNOWN_METRICS or name.startswith(prefixes)

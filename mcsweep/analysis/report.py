@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from mcsweep.analysis import figures, style
+from mcsweep.analysis import criteria as cr
+from mcsweep.analysis import false_verdicts, figures, style
 from mcsweep.analysis.insights import AXIS_OF_SWEEP, SWEEPS, check_all, sweep_command
 from mcsweep.analysis.load import LoadReport, load, load_report, load_samples
 from mcsweep.analysis.passk import pass_at_k_table
@@ -97,18 +98,41 @@ def _verdict_section(verdicts: pd.DataFrame, links: dict[str, str]) -> str:
             f"**{r.status}**",
             r.reason,
             "; ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.numbers.items()),
+            _test_cell(r.test, r.id),
             links.get(r.figure, "") if r.figure else "",
         )
         for r in verdicts.itertuples()
     ]
     return f"Over the 34 insights: {head}.\n\n" + md_table(
-        rows, ("id", "aspect", "claim", "verdict", "reason", "numbers", "figure")
+        rows, ("id", "aspect", "claim", "verdict", "reason", "numbers", "test (false-verdict rate)", "figure")
     )
 
 
+def _test_cell(test: str, iid: str) -> str:
+    rate = false_verdicts.describe(iid)
+    return f"{test} ({rate})" if test and rate else test or rate
+
+
+NOISE_RULE = (
+    "A difference counts when it exceeds the minimum effect (0.01 for rates; 3% of the length's level for "
+    "lengths and length gains) and a t-test over seeds rejects 'no difference' at two-sided alpha {alpha:g} "
+    "(pooled two-sample test between arms, one-sample test against 0 for one arm; with one seed per arm, "
+    "the seeds sweep's SD and degrees of freedom). A claim of several parts holds only when every part "
+    "does; it is contradicted only when a part reverses at alpha / k (k parts). Measured on SIMULATED "
+    "no-effect worlds (`python benchmarks/bench_verdicts.py`): {overall} of verdicts were false."
+)
+
+
 def _criteria_section(verdicts: pd.DataFrame) -> str:
-    rows = [(r.id, r.sweep, r.criterion) for r in verdicts.itertuples() if r.status != "definition"]
-    return md_table(rows, ("id", "sweep", "criterion"))
+    m = false_verdicts.measured()
+    overall = f"{m['overall']:.1%} over {m['draws']} worlds" if m else "not measured"
+    rows = [
+        (r.id, r.sweep, r.criterion, false_verdicts.describe(r.id))
+        for r in verdicts.itertuples()
+        if r.status != "definition"
+    ]
+    rule = NOISE_RULE.format(alpha=cr.ALPHA, overall=overall)
+    return rule + "\n\n" + md_table(rows, ("id", "sweep", "criterion", "false-verdict rate"))
 
 
 def table1(frame: pd.DataFrame) -> pd.DataFrame:
@@ -166,20 +190,28 @@ def _passk_section(samples: pd.DataFrame) -> str:
 
 
 def write_report(
-    frame: pd.DataFrame, samples: pd.DataFrame, out: Path, title: str = "mcsweep report", notes: str = ""
+    frame: pd.DataFrame,
+    samples: pd.DataFrame,
+    out: Path,
+    title: str = "mcsweep report",
+    notes: str = "",
+    judge: str = cr.DEFAULT_JUDGE,
 ) -> Path:
     """Write ``out``/report.md and ``out``/figures/*.{png,pdf}; returns the report's path. ``notes``
-    (Markdown: how the runs were made) goes under the title."""
+    (Markdown: how the runs were made) goes under the title; ``judge`` is the comparator whose grading of
+    every arm's test samples the E insights compare."""
     out.mkdir(parents=True, exist_ok=True)
     written = figures.draw_all(frame, samples, out / "figures")
     links = {fid: f"[fig {fid}](figures/{paths[0].name})" for fid, paths in written.items() if paths}
-    verdicts = check_all(frame, samples)
+    verdicts = check_all(frame, samples, judge)
     fig_lines = "\n".join(
         f"- {links[f]}" if f in links else f"- fig {f}: sweep `{figures.SWEEP_OF_FIGURE[f]}` missing"
         for f in figures.FIGURES
     )
     sections = [
-        f"# {title}\n\nData: {style.source_label(frame)}." + (f"\n\n{notes.strip()}" if notes.strip() else ""),
+        f"# {title}\n\nData: {style.source_label(frame)}. Test accuracy judge for the E insights: `{judge}` "
+        "(every arm's test samples graded by this one comparator; `--judge`)."
+        + (f"\n\n{notes.strip()}" if notes.strip() else ""),
         "## Runs\n\n" + _load_section(load_report(frame)),
         "## Sweeps\n\n" + _sweeps_section(frame),
         "## Missing sweeps\n\n" + _missing_section(frame),
@@ -194,6 +226,12 @@ def write_report(
     return path
 
 
-def report(sources: Sequence[str | Path], out: Path, title: str = "mcsweep report", notes: str = "") -> Path:
+def report(
+    sources: Sequence[str | Path],
+    out: Path,
+    title: str = "mcsweep report",
+    notes: str = "",
+    judge: str = cr.DEFAULT_JUDGE,
+) -> Path:
     """Load ``sources`` (run folders, run roots, ``wandb:ENTITY/PROJECT[/GROUP]``) and write the report."""
-    return write_report(load(*sources), load_samples(*sources), out, title, notes)
+    return write_report(load(*sources), load_samples(*sources), out, title, notes, judge)

@@ -1,9 +1,11 @@
 """Per-checkpoint pass@1 and diversity against evaluation temperature, from stored samples.
 
-This is what the temperature-robustness panels of figure 7_2 plot. Rows come from
+This is what the temperature-robustness panels of figure 7_2 plot and T1 reads. Rows come from
 ``eval_samples.jsonl`` rows written by the trainer's evaluate-at-temperatures command (each row's
-``temperature`` is the sampling temperature; ``load_samples`` names it ``eval_temperature``;
-diversity needs each sample's token ``ids``).
+``temperature`` is the sampling temperature; ``load_samples`` names it ``eval_temperature`` and marks
+the rows ``evaluation == 'temperatures'``; diversity needs each sample's token ``ids``). The trainer's
+regular evaluation (one temperature, other lengths, other sample counts) is left out, and the table
+keeps each evaluation length and sample count apart: pooling them mixes different measurements.
 """
 
 from __future__ import annotations
@@ -13,6 +15,16 @@ import pandas as pd
 from mcsweep.algo.diversity import group_diversity
 
 NGRAM = 4
+COLUMNS = [
+    "run_id",
+    "step",
+    "max_length",
+    "samples_per_problem",
+    "eval_temperature",
+    "pass@1",
+    "diversity",
+    "n_problems",
+]
 
 
 def _diversity(ids: pd.Series) -> float:
@@ -20,13 +32,23 @@ def _diversity(ids: pd.Series) -> float:
     return group_diversity([list(x) for x in ids if isinstance(x, list | tuple)], NGRAM)
 
 
-def temperature_table(samples: pd.DataFrame) -> pd.DataFrame:
-    """run_id, step, eval_temperature, pass@1, diversity, n_problems per (run, checkpoint, temperature)."""
-    cols = ["run_id", "step", "eval_temperature", "pass@1", "diversity", "n_problems"]
-    if samples.empty or "eval_temperature" not in samples or samples["eval_temperature"].isna().all():
-        return pd.DataFrame(columns=cols)
+def temperature_samples(samples: pd.DataFrame) -> pd.DataFrame:
+    """The evaluate-at-temperatures rows (all rows with a temperature for frames without ``evaluation``)."""
+    if samples.empty or "eval_temperature" not in samples:
+        return samples.iloc[:0]
     s = samples[samples["eval_temperature"].notna()]
-    keys = ["run_id", "step", "eval_temperature"]
+    return s[s["evaluation"] == "temperatures"] if "evaluation" in s else s
+
+
+def temperature_table(samples: pd.DataFrame) -> pd.DataFrame:
+    """pass@1, diversity, n_problems per (run, checkpoint, evaluation length, samples per problem, temperature)."""
+    s = temperature_samples(samples)
+    if s.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    s = s.assign(max_length=s["max_length"].fillna(-1) if "max_length" in s else -1)
+    per_eval = s.groupby(["run_id", "step", "max_length", "eval_temperature", "problem_id"])["passed"].transform("size")
+    s = s.assign(samples_per_problem=per_eval)
+    keys = ["run_id", "step", "max_length", "samples_per_problem", "eval_temperature"]
     has_ids = "ids" in s and s["ids"].notna().any()
     aggs = {"passed": ("passed", "mean")} | ({"diversity": ("ids", _diversity)} if has_ids else {})
     per_problem = s.groupby([*keys, "problem_id"]).agg(**aggs).reset_index()
@@ -39,4 +61,4 @@ def temperature_table(samples: pd.DataFrame) -> pd.DataFrame:
             "n_problems": ("problem_id", "nunique"),
         }
     )
-    return out.reset_index()[cols]
+    return out.reset_index()[COLUMNS]

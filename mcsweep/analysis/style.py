@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from mcsweep.analysis.arms import Arm
+
 RAW_ALPHA = 0.25
 SMOOTH_WINDOW = 5
 PALETTE = sns.color_palette("colorblind", 8)
@@ -57,15 +59,30 @@ def series(
 
 
 def source_label(runs: pd.DataFrame) -> str:
-    """'SIMULATED · micro world · 2 seeds (4 runs)' from the run columns of a tidy frame."""
+    """'SIMULATED · micro world · 2 seeds per arm (4 runs)' from the run columns of a tidy frame.
+
+    Seeds are counted per arm (runs of one sweep and arm), not as distinct seed values over all runs:
+    one seed per arm over three seed values is still one seed per arm."""
     if runs.empty:
         return "no runs"
     per_run = runs.drop_duplicates("run_id")
     worlds = sorted({"micro world" if w == "micro" else str(w) for w in per_run["world"].fillna("unknown")})
-    seeds = per_run["seed"].nunique()
     parts = ["SIMULATED"] if per_run["simulated"].fillna(False).astype(bool).any() else []
-    parts += [", ".join(worlds), f"{seeds} seed{'s' if seeds != 1 else ''} ({len(per_run)} runs)"]
+    parts += [", ".join(worlds), f"{seeds_per_arm(per_run)} ({len(per_run)} runs)"]
     return " · ".join(parts)
+
+
+def seeds_per_arm(per_run: pd.DataFrame) -> str:
+    """'1 seed per arm' or '1-3 seeds per arm': runs per (sweep, arm), the arm being the swept axis's
+    record or, for sweeps that vary none (table1, seeds), the algorithm."""
+    arms = per_run["arm"] if "arm" in per_run else pd.Series([None] * len(per_run), index=per_run.index)
+    key = [
+        (sweep, arm.label if isinstance(arm, Arm) else algo)
+        for sweep, arm, algo in zip(per_run["sweep"], arms, per_run["algo"], strict=True)
+    ]
+    counts = pd.Series(key).value_counts()
+    lo, hi = int(counts.min()), int(counts.max())
+    return f"{lo} seed{'s' if lo != 1 else ''} per arm" if lo == hi else f"{lo}-{hi} seeds per arm"
 
 
 def figure(n_panels: int, title: str, source: str, nrows: int = 1) -> tuple[plt.Figure, list[plt.Axes]]:

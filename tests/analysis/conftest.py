@@ -14,7 +14,7 @@ from . import simulate as sim
 
 @pytest.fixture(scope="session")
 def paper_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """All sweeps, 2 seeds each (seeds sweep: 3), written in the run-store layout. SIMULATED."""
+    """All sweeps, 3 seeds each (the t-test over seeds needs 3), in the run-store layout. SIMULATED."""
     return sim.write_store(tmp_path_factory.mktemp("paper_runs"), sim.paper_world())
 
 

@@ -93,8 +93,9 @@ def test_config_option_names_become_arm_values(tmp_path: Path) -> None:
         "0.6~1.8",
         "conditional_0.1",
     )
-    assert ar.staged(row["context"]) == ar.Staged(112, 224, 20) and ar.is_ramp(row["temperature"])
-    assert ar.mask_amount("conditional_0.1") == 0.1 and ar.mask_amount("conditional") is None
+    assert row["arm"] == ar.Arm("context", "micro_extend", ar.STAGED, 112, ar.Schedule(ar.STAGED, 112, 224, 20))
+    assert ar.arm_of("temperature", "ramp_0.6_1.8").schedule == ar.Schedule(ar.RAMP, 0.6, 1.8)
+    assert ar.arm_of("masking", "conditional_0.1").value == 0.1 and ar.arm_of("masking", "conditional").value is None
 
 
 def test_missing_source_is_reported(tmp_path: Path) -> None:

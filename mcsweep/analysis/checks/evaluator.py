@@ -1,0 +1,126 @@
+"""Evaluator axis (fig 6_4): the robust comparator against LiveCodeBench's strict one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mcsweep.analysis import criteria as cr
+from mcsweep.analysis.checks.common import FINAL, NOISE
+from mcsweep.analysis.criteria import ACC, DEFAULT_JUDGE, REWARD, acc_judged
+from mcsweep.analysis.registry import definition, insight
+from mcsweep.analysis.verdicts import Ctx, NotEnoughData, Verdict, judge
+
+ROBUST, STRICT = "microcoder", "livecodebench"
+JUDGED = acc_judged(DEFAULT_JUDGE)
+JUDGE = (
+    "test pass@1 at the training length graded by one fixed comparator in every arm (the report's --judge, "
+    "default livecodebench)"
+)
+
+
+def judged_acc(ctx: Ctx) -> str:
+    """The metric the E insights compare: every arm's test samples graded by the one fixed judge. Stores
+    without it (older runs: each arm graded its samples by its own comparator) cannot answer."""
+    metric = cr.acc_judged(ctx.store.judge)
+    if not ctx.store.has(ctx.sweep, metric):
+        raise NotEnoughData(
+            f"no test pass@1 graded by the fixed judge {ctx.store.judge!r} (evals.jsonl 'pass@1/judge_"
+            f"{ctx.store.judge}' on 'train_length' rows): these runs graded each arm by its own comparator, "
+            "which mixes the judge's leniency into the comparison; not substituted"
+        )
+    return metric
+
+
+definition(
+    "E1",
+    "evaluator",
+    "The robust evaluator has 6-7 fallback comparisons (type conversion, np.allclose "
+    "plus rounding, multi-line splitting, whitespace normalisation).",
+)
+definition("E2", "evaluator", "The LiveCodeBench evaluator uses exact ==, Decimal numerics and basic stripping.")
+
+
+def _reward_acc_corr(s_reward: pd.Series, s_acc: pd.Series) -> float:
+    joined = pd.concat([s_reward, s_acc], axis=1, join="inner").dropna()
+    return float(joined.corr().iloc[0, 1]) if len(joined) >= 3 else np.nan
+
+
+def _correlations(rew: dict[str, pd.Series], acc: dict[str, pd.Series]) -> np.ndarray:
+    return np.array([c for r in rew if r in acc and np.isfinite(c := _reward_acc_corr(rew[r], acc[r]))])
+
+
+def _corr_seed_sd(ctx: Ctx) -> tuple[float, int] | None:
+    """Seed-to-seed SD (and its df) of the reward/acc correlation, from the seeds sweep (repeats of one config)."""
+    c = _correlations(ctx.store.series("seeds", REWARD), ctx.store.series("seeds", ACC))
+    return (float(np.std(c, ddof=1)), len(c) - 1) if len(c) >= 2 else None
+
+
+@insight(
+    "E3",
+    "A more accurate evaluator is more reliable.",
+    sweep="evaluator",
+    metrics=(REWARD, JUDGED),
+    figure="6_4",
+    criterion="per run, Pearson r between training reward and test pass@1 at the evaluation steps; robust "
+    f"arm's mean r exceeds the LCB arm's by more than 0.05, beyond noise; {JUDGE}",
+)
+def robust_reward_tracks_accuracy(ctx: Ctx) -> Verdict:
+    robust, strict = ctx.arm(ROBUST), ctx.arm(STRICT)
+    acc = judged_acc(ctx)
+    r, b = (_correlations(ctx.series(REWARD, a), ctx.series(acc, a)) for a in (robust, strict))
+    if not len(r) or not len(b):
+        raise NotEnoughData(
+            "a reward/pass@1 correlation needs >= 3 evaluation steps that also log a training reward (step 0 has none)"
+        )
+    numbers = {
+        "corr(reward, acc)[robust]": round(float(np.mean(r)), 3),
+        "corr(reward, acc)[lcb]": round(float(np.mean(b)), 3),
+    }
+    return judge({"reward tracks acc better": cr.compare(r, b, 0.05, _corr_seed_sd(ctx))}, numbers)
+
+
+@insight(
+    "E4",
+    "The robust evaluator gives a higher critic (training) reward.",
+    sweep="evaluator",
+    metrics=(REWARD,),
+    figure="6_4",
+    criterion=f"mean training reward over the run, robust > LCB; {NOISE}",
+)
+def robust_reward_higher(ctx: Ctx) -> Verdict:
+    robust, strict = ctx.arm(ROBUST), ctx.arm(STRICT)
+    return judge(
+        {"mean reward": ctx.cmp(REWARD, cr.mean, robust, strict)}, ctx.means(REWARD, cr.mean, [robust, strict])
+    )
+
+
+@insight(
+    "E5",
+    "With the robust evaluator test accuracy rises faster and ends higher.",
+    sweep="evaluator",
+    metrics=(JUDGED,),
+    figure="6_4",
+    criterion=f"pass@1 gain (final - initial) and final pass@1, robust > LCB; {FINAL}; {JUDGE}; {NOISE}",
+)
+def robust_accuracy_rises_faster_and_ends_higher(ctx: Ctx) -> Verdict:
+    arms, acc = [ctx.arm(ROBUST), ctx.arm(STRICT)], judged_acc(ctx)
+    parts = {"acc gain": ctx.cmp(acc, cr.gain, *arms), "final acc": ctx.cmp(acc, cr.final, *arms)}
+    return judge(parts, ctx.means(acc, cr.final, arms) | ctx.means(acc, cr.gain, arms))
+
+
+@insight(
+    "E6",
+    "The accuracy gap between evaluators is largest early in training.",
+    sweep="evaluator",
+    metrics=(JUDGED,),
+    figure="6_4",
+    criterion=f"gap over 10-40% of the run > gap over the last 30%; {JUDGE}; {NOISE}",
+)
+def accuracy_gap_largest_early(ctx: Ctx) -> Verdict:
+    arms, acc = [ctx.arm(ROBUST), ctx.arm(STRICT)], judged_acc(ctx)
+    # gap_early - gap_late = (R_early - R_late) - (L_early - L_late)
+    return judge(
+        {"gap early > gap late": ctx.cmp(acc, cr.early_minus_late, *arms)},
+        ctx.means(acc, cr.early_minus_late, arms),
+    )

@@ -1,0 +1,319 @@
+"""Temperature axis (fig 7_2): fixed temperatures, staged switches, ramps, and temperature robustness."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from mcsweep.analysis import criteria as cr
+from mcsweep.analysis.arms import RAMP, STAGED, Arm
+from mcsweep.analysis.checks.common import COLLAPSE, NOISE
+from mcsweep.analysis.criteria import ACC, DIVERSITY
+from mcsweep.analysis.registry import insight
+from mcsweep.analysis.samples import temperature_table
+from mcsweep.analysis.verdicts import Ctx, NotEnoughData, Verdict, all_or_none, inconclusive, judge
+
+T7_TOL = 0.10
+"""Largest spread of final diversity across stable temperatures that still counts as 'similar'."""
+T_SPREAD = "t-test over seeds of the extreme arms' diversity, alpha / pairs of arms"
+T8_TEST = "premise tested by one-sample t-tests over seeds; best arm vs the rule's pick by a t-test over seeds"
+NO_CONVERGENCE = (
+    "no convergence diversity: no stable fixed-temperature arm, or their diversities did not "
+    "draw together (final spread >= initial spread, as T7 checks)"
+)
+
+
+def stable_max_temperature(by_temp: pd.Series) -> float:
+    """Highest evaluation temperature whose pass@1 is at least half the pass@1 at the lowest one."""
+    by_temp = by_temp.sort_index()
+    ok = by_temp[by_temp >= 0.5 * by_temp.iloc[0]]
+    return float(ok.index.max())
+
+
+def _temperature_curves(ctx: Ctx) -> dict[str, pd.Series]:
+    """'run (length L, k samples)' -> stable max temperature per checkpoint step, from evaluate-at-temperatures
+    samples; checkpoints are compared only within one evaluation length and sample count."""
+    s = ctx.samples
+    if s.empty or "run_id" not in s:
+        return {}
+    table = temperature_table(s[s["run_id"].isin(set(ctx.frame["run_id"]))])
+    out = {}
+    for (rid, length, k), g in table.groupby(["run_id", "max_length", "samples_per_problem"]):
+        per_step = {
+            step: stable_max_temperature(h.set_index("eval_temperature")["pass@1"])
+            for step, h in g.groupby("step")
+            if len(h) >= 3
+        }
+        if len(per_step) >= 2:
+            out[f"{rid} (length {length:g}, {k} samples)"] = pd.Series(per_step).sort_index()
+    return out
+
+
+def _fixed(ctx: Ctx, at_least: int) -> list[Arm]:
+    fixed = ctx.fixed()
+    if len(fixed) < at_least:
+        raise NotEnoughData(f"fewer than {at_least} fixed temperatures (have {ctx.labels(ctx.arms)})")
+    return fixed
+
+
+@insight(
+    "T1",
+    "The highest temperature that still evaluates stably grows with training.",
+    sweep="temperature",
+    metrics=("eval_samples: passed by temperature",),
+    figure="7_2",
+    criterion="per run and checkpoint, stable max temperature = highest evaluation temperature whose pass@1 is "
+    ">= half the pass@1 at the lowest (evaluate-at-temperatures samples only, each evaluation length and "
+    "sample count apart); it must be higher at the last checkpoint than the first in every run",
+)
+def stable_max_temperature_grows(ctx: Ctx) -> Verdict:
+    curves = _temperature_curves(ctx)
+    if not curves:
+        raise NotEnoughData(
+            "no evaluate-at-temperatures samples (>=3 temperatures at >=2 checkpoints); run the trainer's "
+            "evaluate-at-temperatures over the temperature sweep's checkpoints"
+        )
+    numbers = {f"t_max[{r}] first->last": f"{c.iloc[0]:g}->{c.iloc[-1]:g}" for r, c in curves.items()}
+    if all(c.iloc[-1] == c.iloc[0] for c in curves.values()):
+        return inconclusive("stable max temperature unchanged at the grid resolution", numbers)
+    return all_or_none(
+        {r: bool(c.iloc[-1] > c.iloc[0]) for r, c in curves.items()}, "stable max temperature grew", numbers
+    )
+
+
+@insight(
+    "T2",
+    "Higher temperature gives higher diversity.",
+    sweep="temperature",
+    metrics=(DIVERSITY,),
+    figure="7_2",
+    criterion=f"initial diversity rises across consecutive fixed temperatures; {NOISE}",
+)
+def diversity_rises_with_temperature(ctx: Ctx) -> Verdict:
+    fixed = _fixed(ctx, 2)
+    return judge(ctx.ordered(DIVERSITY, cr.initial, fixed), ctx.means(DIVERSITY, cr.initial, fixed))
+
+
+@insight(
+    "T3",
+    "At a fixed temperature, diversity falls during training.",
+    sweep="temperature",
+    metrics=(DIVERSITY,),
+    figure="7_2",
+    criterion=f"initial - final diversity > 0 at every fixed temperature; {NOISE}",
+)
+def diversity_falls_at_fixed_temperature(ctx: Ctx) -> Verdict:
+    fixed = _fixed(ctx, 1)
+    parts = {
+        f"diversity falls at t={a.label}": ctx.cmp_values(DIVERSITY, cr.fall, ctx.values(DIVERSITY, cr.fall, a), None)
+        for a in fixed
+    }
+    return judge(parts, ctx.means(DIVERSITY, cr.initial, fixed) | ctx.means(DIVERSITY, cr.final, fixed))
+
+
+def _collapsed_runs(ctx: Ctx, arm: Arm) -> dict[str, bool]:
+    return {r: cr.collapsed(s) for r, s in ctx.series(ACC, arm).items() if len(s) >= 3}
+
+
+def _stable_arms(ctx: Ctx) -> list[Arm]:
+    """Fixed-temperature arms where no run collapsed."""
+    return [a for a in ctx.fixed() if (c := _collapsed_runs(ctx, a)) and not any(c.values())]
+
+
+def _diversity_spreads(ctx: Ctx, arms: list[Arm]) -> tuple[float, float]:
+    """(final, initial) spread of mean diversity across ``arms``."""
+    spread = []
+    for fn in (cr.final, cr.initial):
+        means = [float(np.mean(ctx.values(DIVERSITY, fn, a))) for a in arms]
+        spread.append(max(means) - min(means))
+    return spread[0], spread[1]
+
+
+def _spread_beyond_noise(ctx: Ctx, arms: list[Arm], fn: cr.Summary) -> bool:
+    """The arms with the highest and lowest mean ``fn`` of diversity differ beyond noise, at ALPHA divided
+    by the number of pairs (the extremes are picked from all of them)."""
+    by_mean = sorted(arms, key=lambda a: float(np.mean(ctx.values(DIVERSITY, fn, a))))
+    pairs = len(arms) * (len(arms) - 1) // 2
+    return ctx.cmp(DIVERSITY, fn, by_mean[-1], by_mean[0]).sign_at(cr.ALPHA / pairs) == 1
+
+
+def _below_convergence(ctx: Ctx, d_star: float) -> list[Arm]:
+    """Fixed temperatures whose initial diversity is below ``d_star`` beyond noise (and by > 0.01)."""
+    return [
+        a
+        for a in ctx.fixed()
+        if ctx.cmp_values(DIVERSITY, cr.initial, d_star - ctx.values(DIVERSITY, cr.initial, a), None).sign == 1
+    ]
+
+
+def convergence_diversity(ctx: Ctx) -> float:
+    """The value diversity converges to: mean final diversity of the stable fixed-temperature arms.
+    NotEnoughData when there is none, or when those arms' diversities did not converge at all."""
+    stable = _stable_arms(ctx)
+    if len(stable) >= 2:
+        final, initial = _diversity_spreads(ctx, stable)
+        if final >= initial:
+            raise NotEnoughData(NO_CONVERGENCE)
+    vals = [v for a in stable for v in ctx.values(DIVERSITY, cr.final, a)]
+    if not vals:
+        raise NotEnoughData(NO_CONVERGENCE)
+    return float(np.mean(vals))
+
+
+@insight(
+    "T4",
+    "If initial diversity is below the value it converges to, diversity keeps falling and training fails.",
+    sweep="temperature",
+    metrics=(DIVERSITY, ACC),
+    figure="7_2",
+    criterion="convergence value = mean final diversity of the fixed temperatures where no run collapsed; every "
+    "run of a temperature starting below it (beyond noise and 0.01) loses more than 0.01 diversity and "
+    f"collapses; {COLLAPSE}",
+)
+def low_initial_diversity_fails(ctx: Ctx) -> Verdict:
+    d_star = convergence_diversity(ctx)
+    fixed = ctx.fixed()
+    numbers = {"convergence diversity": round(d_star, 4)} | ctx.means(DIVERSITY, cr.initial, fixed)
+    below = _below_convergence(ctx, d_star)
+    if not below:
+        raise NotEnoughData("no temperature starts below the convergence diversity beyond noise", numbers)
+    flags = {}
+    for a in below:
+        div = ctx.series(DIVERSITY, a)
+        flags |= {
+            f"{a.label}/{r}": c and r in div and cr.fall(div[r]) > cr.MIN_EFFECT_ABS
+            for r, c in _collapsed_runs(ctx, a).items()
+        }
+    return all_or_none(flags, "starting below the convergence diversity, diversity fell and pass@1 collapsed", numbers)
+
+
+def _collapse_verdict(ctx: Ctx, arm: Arm, expect_collapse: bool) -> Verdict:
+    flags = {r: c == expect_collapse for r, c in _collapsed_runs(ctx, arm).items()}
+    what = "collapsed" if expect_collapse else "stayed stable (no collapse)"
+    return all_or_none(flags, f"t={arm.label} {what}", ctx.means(ACC, cr.peak, [arm]) | ctx.means(ACC, cr.final, [arm]))
+
+
+@insight(
+    "T5",
+    "Training at t = 0.6 (the lowest fixed temperature) fails.",
+    sweep="temperature",
+    metrics=(ACC,),
+    figure="7_2",
+    criterion=f"every run at the lowest fixed temperature collapses; {COLLAPSE}",
+)
+def lowest_temperature_fails(ctx: Ctx) -> Verdict:
+    return _collapse_verdict(ctx, _fixed(ctx, 1)[0], expect_collapse=True)
+
+
+@insight(
+    "T6",
+    "Training at t = 1.8 (the highest fixed temperature) is stable.",
+    sweep="temperature",
+    metrics=(ACC,),
+    figure="7_2",
+    criterion=f"no run at the highest fixed temperature collapses; {COLLAPSE}",
+)
+def highest_temperature_is_stable(ctx: Ctx) -> Verdict:
+    return _collapse_verdict(ctx, _fixed(ctx, 1)[-1], expect_collapse=False)
+
+
+@insight(
+    "T7",
+    "Diversity converges to similar values at every (stable) temperature.",
+    sweep="temperature",
+    metrics=(DIVERSITY,),
+    figure="7_2",
+    criterion="across fixed temperatures with no collapse whose initial diversities differ beyond noise, the "
+    "spread of final diversity is <= min(0.10, half the initial spread); contradicted if it is not smaller than "
+    "the initial spread and itself beyond noise",
+)
+def diversity_converges_across_temperatures(ctx: Ctx) -> Verdict:
+    stable = _stable_arms(ctx)
+    if len(stable) < 2:
+        raise NotEnoughData(f"fewer than 2 stable fixed temperatures (stable: {ctx.labels(stable)})")
+    final, initial = _diversity_spreads(ctx, stable)
+    numbers = {"final spread": round(final, 4), "initial spread": round(initial, 4)}
+    if not _spread_beyond_noise(ctx, stable, cr.initial):
+        raise NotEnoughData("initial diversities do not differ beyond noise: nothing to converge", numbers)
+    if final <= min(T7_TOL, 0.5 * initial):
+        return Verdict("holds", f"final spread within {T7_TOL} and under half the initial spread", numbers, T_SPREAD)
+    if final >= initial and _spread_beyond_noise(ctx, stable, cr.final):
+        why = "final diversity spread, beyond noise, is not smaller than the initial one"
+        return Verdict("contradicted", why, numbers, T_SPREAD)
+    return Verdict("inconclusive", "spread shrank but not to within the tolerance", numbers, T_SPREAD)
+
+
+def _best(ctx: Ctx, arms: list[Arm]) -> Arm:
+    return max(arms, key=lambda a: float(np.mean(ctx.values(ACC, cr.final, a))))
+
+
+@insight(
+    "T8",
+    "Choose the training temperature from diversity.",
+    sweep="temperature",
+    metrics=(DIVERSITY, ACC),
+    figure="7_2",
+    criterion="the rule (lowest fixed temperature whose initial diversity is >= the "
+    "convergence value) picks an arm whose final pass@1 is within noise of the best fixed arm, where some "
+    f"temperature starts below that value beyond noise (T4's premise); {NOISE}",
+)
+def diversity_rule_picks_a_best_temperature(ctx: Ctx) -> Verdict:
+    d_star = convergence_diversity(ctx)
+    fixed = ctx.fixed()
+    ok = [a for a in fixed if np.mean(ctx.values(DIVERSITY, cr.initial, a)) >= d_star]
+    if not ok:
+        raise NotEnoughData("no temperature starts at or above the convergence diversity")
+    if not _below_convergence(ctx, d_star):
+        raise NotEnoughData(
+            "no temperature starts below the convergence diversity beyond noise: the rule excludes none"
+        )
+    chosen, best = ok[0], _best(ctx, fixed)
+    numbers = {"convergence diversity": round(d_star, 4), "chosen": chosen.label, "best": best.label}
+    numbers |= ctx.means(ACC, cr.final, fixed)
+    if chosen == best:
+        return Verdict("holds", f"the rule picks t={chosen.label}, the best fixed temperature", numbers, T8_TEST)
+    c = ctx.cmp(ACC, cr.final, best, chosen)
+    if c.sign is None:
+        return inconclusive("the rule's pick is not the best arm, and noise is unknown", numbers)
+    numbers |= c.numbers("best - chosen")
+    if c.sign == 1:
+        why = f"t={best.label} beats the rule's pick t={chosen.label} beyond noise"
+        return Verdict("contradicted", why, numbers, T8_TEST)
+    why = f"the rule's pick t={chosen.label} is within noise of the best t={best.label}"
+    return Verdict("holds", why, numbers, T8_TEST)
+
+
+@insight(
+    "T9",
+    "A low -> high staged schedule ends higher than any fixed temperature.",
+    sweep="temperature",
+    metrics=(ACC,),
+    figure="7_2",
+    criterion=f"final pass@1 of the best staged arm (a->b@step) > best fixed arm; {NOISE}",
+)
+def staged_schedule_beats_fixed(ctx: Ctx) -> Verdict:
+    staged, fixed = ctx.of_kind(STAGED), ctx.fixed()
+    if not staged or not fixed:
+        raise NotEnoughData(f"need staged (a->b@step) and fixed temperature arms (have {ctx.labels(ctx.arms)})")
+    s, f = _best(ctx, staged), _best(ctx, fixed)
+    return judge(
+        {f"final acc [{s.label}] > [{f.label}]": ctx.cmp(ACC, cr.final, s, f)},
+        ctx.means(ACC, cr.final, staged + fixed),
+    )
+
+
+@insight(
+    "T10",
+    "Continuous temperature ramps are unstable; use discrete stages.",
+    sweep="temperature_schedules",
+    metrics=(ACC,),
+    figure="7_2",
+    criterion=f"final pass@1 of the best staged arm > every ramp arm (a~b); {NOISE}",
+)
+def staged_schedule_beats_ramps(ctx: Ctx) -> Verdict:
+    ramps, staged = ctx.of_kind(RAMP), ctx.of_kind(STAGED)
+    if not ramps or not staged:
+        raise NotEnoughData(f"need a continuous ramp (a~b) and a staged arm (have {ctx.labels(ctx.arms)})")
+    s = _best(ctx, staged)
+    parts = {f"final acc [{s.label}] > [{r.label}]": ctx.cmp(ACC, cr.final, s, r) for r in ramps}
+    return judge(parts, ctx.means(ACC, cr.final, [*ramps, s]) | ctx.means(ACC, cr.drop, [*ramps, s]))
