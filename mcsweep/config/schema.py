@@ -280,9 +280,15 @@ class RolloutConfig:
     server_host: str = "127.0.0.1"
     server_port: int = 8000
     tensor_parallel_size: int = 1
+    sampler: str = "fast"  # HF backend: fast (mcsweep.train.sampler) or hf_generate
 
     def __post_init__(self) -> None:
         check(self.backend in ("hf", "vllm"), "rollout.backend", f"unknown {self.backend!r}; one of hf, vllm")
+        check(
+            self.sampler in ("fast", "hf_generate"),
+            "rollout.sampler",
+            f"unknown {self.sampler!r}; one of fast, hf_generate",
+        )
         check(self.vllm_mode in ("colocate", "server"), "rollout.vllm_mode", f"unknown {self.vllm_mode!r}")
         check(
             0 < self.gpu_memory_utilization <= 1,
@@ -331,6 +337,7 @@ class TrainConfig:
     completions_every: int = 5
     micro_batch: int | None = None
     gradient_checkpointing: bool = False
+    shared_prompt: bool = True  # each distinct prompt once in the update's forward (mcsweep.train.shared_prompt)
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")

@@ -195,6 +195,8 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         processing_class=tokenizer,
         reward=reward,
         mask=mask,
+        sampler=cfg.rollout.sampler,
+        shared_prompt=cfg.train.shared_prompt,
     )
     # The probe samples with the trainer's model, which is on the training device by now.
     schedule = schedule_from_config(cfg.temperature, pick_temperature(cfg, trainer.model, tokenizer, train, store))
