@@ -171,7 +171,9 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     probe = problems[: t.probe_prompts]
 
     def sample(temp: float):
-        settings = EvalSettings(cfg.batch.group_size, temp, (cfg.context.max_completion_length,), seed=cfg.seed)
+        settings = EvalSettings(
+            cfg.batch.group_size, temp, (cfg.context.max_completion_length,), seed=cfg.seed, sampler=cfg.rollout.sampler
+        )
         return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
 
     table = probe_table(sample, t.candidates, cfg.batch.group_size)
@@ -206,6 +208,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cfg.train.eval_temperature,
         tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
         seed=cfg.seed,
+        sampler=cfg.rollout.sampler,
     )
     for callback in (
         cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),

@@ -115,3 +115,19 @@ def test_other_architectures_are_refused():
     )
     with pytest.raises(ValueError, match=r"rollout\.sampler=hf_generate"):
         check_supported(LlamaForCausalLM(config))
+
+
+def test_evaluation_samples_equal_with_either_sampler(policy, tiny_run):
+    from mcsweep.train.data import test_problems
+    from mcsweep.train.evaluation import EvalSettings, sample_completions
+
+    model, tokenizer, _ = policy
+    cfg, _ = tiny_run()
+    problems = test_problems(cfg.data, policy_spec(cfg).world)[:3]
+    runs = {
+        name: sample_completions(model, tokenizer, problems, EvalSettings(3, T, (24,), seed=4, sampler=name))
+        for name in ("hf_generate", "fast")
+    }
+    assert [(s.problem["id"], s.index, s.ids) for s in runs["fast"]] == [
+        (s.problem["id"], s.index, s.ids) for s in runs["hf_generate"]
+    ]
