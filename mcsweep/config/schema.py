@@ -295,6 +295,7 @@ class RolloutConfig:
     importance_sampling_mode: str = "sequence_mask"
     importance_sampling_clip_max: float | None = 3.0
     importance_sampling_clip_min: float | None = None
+    sampler: str = "fast"  # HF backend: fast (mcsweep.train.sampler) or hf_generate
 
     def __post_init__(self) -> None:
         check(self.backend in ("hf", "vllm"), "rollout.backend", f"unknown {self.backend!r}; one of hf, vllm")
@@ -302,6 +303,11 @@ class RolloutConfig:
             self.importance_sampling_mode in IS_MODES,
             "rollout.importance_sampling_mode",
             f"unknown {self.importance_sampling_mode!r}; one of {', '.join(IS_MODES)}",
+        )
+        check(
+            self.sampler in ("fast", "hf_generate"),
+            "rollout.sampler",
+            f"unknown {self.sampler!r}; one of fast, hf_generate",
         )
         check(self.vllm_mode in ("colocate", "server"), "rollout.vllm_mode", f"unknown {self.vllm_mode!r}")
         check(
@@ -360,6 +366,7 @@ class TrainConfig:
     micro_batch: int | None = None
     gradient_checkpointing: bool = False
     eval_prompts_per_batch: int = 16
+    shared_prompt: bool = True  # each distinct prompt once in the update's forward (mcsweep.train.shared_prompt)
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")

@@ -17,6 +17,7 @@ from mcsweep.algo.diversity import group_diversity
 from mcsweep.algo.truncation_mask import is_truncated
 from mcsweep.evaluator import Evaluator, GradeRequest
 from mcsweep.micro.world import prompt_messages
+from mcsweep.train.sampler import sample
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class EvalSettings:
     lengths: tuple[int, ...]
     prompts_per_batch: int = 16
     seed: int = 0
+    sampler: str = "hf_generate"  # or "fast": mcsweep.train.sampler, generate's samples for the same seed
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,19 @@ def _generate(model, tokenizer, problems: Sequence[dict], s: EvalSettings, max_l
     texts = [
         tokenizer.apply_chat_template(prompt_messages(p), tokenize=False, add_generation_prompt=True) for p in problems
     ]
-    enc = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left").to(model.device)
     stops = stop_ids(model, tokenizer)
+    if s.sampler == "fast":
+        rows = [ids for ids in tokenizer(texts)["input_ids"] for _ in range(s.samples)]
+        out = sample(
+            model,
+            rows,
+            temperature=s.temperature,
+            max_new_tokens=max_len,
+            stop_ids=stops,
+            pad_id=tokenizer.pad_token_id,
+        )
+        return [Sample(problems[i // s.samples], i % s.samples, ids) for i, ids in enumerate(out.completion_ids)]
+    enc = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left").to(model.device)
     out = model.generate(
         **enc,
         do_sample=True,

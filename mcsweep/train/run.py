@@ -175,7 +175,9 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     probe = problems[: t.probe_prompts]
 
     def sample(temp: float):
-        settings = EvalSettings(cfg.batch.group_size, temp, (cfg.context.max_completion_length,), seed=cfg.seed)
+        settings = EvalSettings(
+            cfg.batch.group_size, temp, (cfg.context.max_completion_length,), seed=cfg.seed, sampler=cfg.rollout.sampler
+        )
         return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
 
     table = probe_table(sample, t.candidates, cfg.batch.group_size)
@@ -217,6 +219,8 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         processing_class=tokenizer,
         reward=reward,
         mask=mask,
+        sampler=cfg.rollout.sampler,
+        shared_prompt=cfg.train.shared_prompt,
     )
     # The probe samples with the trainer's model, which is on the training device by now.
     schedule = schedule_from_config(cfg.temperature, pick_temperature(cfg, trainer.model, tokenizer, train, store))
@@ -227,6 +231,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
         prompts_per_batch=cfg.train.eval_prompts_per_batch,
         seed=cfg.seed,
+        sampler=cfg.rollout.sampler,
     )
     for callback in (
         cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),

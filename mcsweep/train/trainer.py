@@ -6,6 +6,10 @@
 2. `set_temperature`: change the sampling temperature for generation AND the loss's
    log-probabilities together (TRL bakes the temperature into its fused LM head at init).
 3. `_generate`: time generation, so a step's seconds split into generation / reward / update.
+4. `_generate_single_turn` (`sampler="fast"`): the HF rollout through `mcsweep.train.sampler`, which
+   samples from `generate`'s distribution without its per-token overhead.
+5. `_get_per_token_logps_and_entropies` (`shared_prompt=True`): each distinct prompt runs once in
+   the forward pass (`mcsweep.train.shared_prompt`); same log-probs and gradients up to rounding.
 Anything else is stock TRL.
 """
 
@@ -20,6 +24,10 @@ from trl.trainer.utils import add_fused_lm_head
 
 from mcsweep.algo import truncation_mask
 from mcsweep.algo.diversity import distinct_n, mean_group_diversity
+from mcsweep.train import sampler as fast_sampler
+from mcsweep.train.shared_prompt import shared_prompt_logps, shares_prompts
+
+SAMPLERS = ("hf_generate", "fast")
 
 
 @dataclass
@@ -45,10 +53,18 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
     """GRPOTrainer plus truncation masking, live temperature changes and phase timing.
 
     `reward` is the ExecutionReward instance among `reward_funcs`; the mask reads its verdicts.
+    `sampler` and `shared_prompt` choose the fast rollout and update paths (off: stock TRL).
     """
 
-    def __init__(self, *args, reward, mask: MaskSettings, **kwargs) -> None:
+    def __init__(
+        self, *args, reward, mask: MaskSettings, sampler: str = "hf_generate", shared_prompt: bool = False, **kwargs
+    ) -> None:
+        if sampler not in SAMPLERS:
+            raise ValueError(f"unknown sampler {sampler!r}; one of {SAMPLERS}")
         super().__init__(*args, **kwargs)
+        if sampler == "fast" and not self.use_vllm:
+            fast_sampler.check_supported(self.accelerator.unwrap_model(self.model))
+        self.sampler, self.shared_prompt = sampler, shared_prompt
         self.execution_reward = reward
         self.mask_settings = mask
         self.rollout_log = RolloutLog()
@@ -99,6 +115,52 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self.phase_seconds["generation"] += time.perf_counter() - start
         self.rollout_log.completion_ids = [list(ids) for ids in out[1]]
         return out
+
+    def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        """The fast sampler for text-only HF rollouts; `generate` (or vLLM) otherwise."""
+        if self.sampler != "fast" or self.use_vllm or self.use_transformers_continuous_batching or images:
+            return super()._generate_single_turn(
+                prompt_ids, images, multimodal_fields, num_generations, has_tool_images
+            )
+        if (
+            self.generation_kwargs.get("min_p") is not None
+            or self.generation_kwargs.get("repetition_penalty", 1.0) != 1.0
+        ):
+            raise ValueError("sampler=fast samples with temperature only (min_p and repetition_penalty unset)")
+        samples = fast_sampler.sample(
+            self.accelerator.unwrap_model(self.model),
+            prompt_ids,
+            temperature=self.temperature,
+            max_new_tokens=self.max_completion_length,
+            stop_ids=list(self.eos_token_ids),
+            pad_id=self._tokenizer.pad_token_id,
+        )
+        return samples.completion_ids, None  # as TRL's generate path: no sampling log-probs
+
+    def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
+        """Shared-prompt forward for plain text batches of one unwrapped model; TRL's otherwise."""
+        plain = not args and all(
+            v is None or v is False for k, v in kwargs.items() if k not in ("batch_size", "compute_entropy")
+        )
+        if not (
+            self.shared_prompt
+            and plain
+            and self.accelerator.unwrap_model(model) is model
+            and not self.args.gradient_checkpointing
+            and shares_prompts(input_ids, attention_mask, logits_to_keep)
+        ):
+            return super()._get_per_token_logps_and_entropies(
+                model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
+            )
+        size = kwargs.get("batch_size") or input_ids.size(0)
+        chunks = []
+        with self.accelerator.autocast():
+            for start in range(0, input_ids.size(0), size):
+                rows = slice(start, start + size)
+                chunks.append(shared_prompt_logps(model, input_ids[rows], attention_mask[rows], logits_to_keep))
+        logps = torch.cat([c[0] for c in chunks])
+        entropies = torch.cat([c[1] for c in chunks]) if kwargs.get("compute_entropy") else None
+        return logps, entropies, None
 
     def _generate_and_score_completions(self, inputs):
         start = time.perf_counter()
