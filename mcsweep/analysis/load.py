@@ -268,11 +268,6 @@ def _tidy(rows: list[dict[str, Any]], file: str, rid: str, report: LoadReport) -
     return frame.assign(file=file, max_length=float("nan"))
 
 
-EVAL_VIEWS = {"train_length": "evals@train/", "common_length": "evals@common/"}
-"""evals.jsonl flags -> the metric prefix their row is also given: the run's current training length
-(after any extension) and the sweep-wide common evaluation length, so checks compare arms on one length."""
-
-
 def eval_tuples(rows: list[dict[str, Any]]) -> list[tuple[int, float, str, float]]:
     """(step, max_length, metric, value) for each numeric field of each evals.jsonl row (not the rows of
     evaluate-at-temperatures): ``evals/<field>``, and ``evals@train/<field>`` / ``evals@common/<field>``
@@ -281,7 +276,7 @@ def eval_tuples(rows: list[dict[str, Any]]) -> list[tuple[int, float, str, float
     for r in rows:
         if not _numeric(r.get("step")) or "temperature" in r:
             continue
-        prefixes = ["evals/"] + [p for flag, p in EVAL_VIEWS.items() if r.get(flag) is True]
+        prefixes = ["evals/"] + [p for flag, p in names.EVAL_VIEWS.items() if r.get(flag) is True]
         length = float(r.get("max_length", float("nan")))
         out += [
             (int(r["step"]), length, p + k, float(v))

@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from mcsweep.analysis import names
 from mcsweep.analysis.load import (
     _SAMPLE_RENAME,
     TIDY_COLUMNS,
@@ -29,6 +30,7 @@ from mcsweep.analysis.load import (
     _run_columns,
     _step_of,
     _tidy,
+    eval_tuples,
     evaluation_kind,
 )
 
@@ -41,7 +43,7 @@ _WANDB_STATUS = {
 }
 EVAL_KEY = re.compile(r"^evals/len(?P<length>\d+)/(?:[^/=]+=[^/]+/)*(?P<column>.+)$")
 """``evals/len<L>[/<field>=<value>...]/<column>``, as ``tracking.row_prefix`` writes it."""
-NOT_METRICS = ("evals/", "temperature_evals/")
+NOT_METRICS = ("evals/", "evals@", "temperature_evals/")
 """History keys that are evaluation rows, not metrics.jsonl columns (temperature evaluations are
 read from the samples, as in the run store)."""
 ARTIFACT_TYPE = "run-store"
@@ -84,19 +86,21 @@ def _world_of(config: dict[str, Any]) -> str | None:
 
 
 def _split(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], pd.DataFrame]:
-    """(metrics rows, evals frame) from history rows: ``evals/...`` keys become evals.jsonl cells."""
-    metrics, evals = [], []
+    """(metrics rows, evals frame) from history rows: ``evals/len<L>/...`` keys are put back together
+    into evals.jsonl rows (0/1 flags as booleans) and tidied by the local loader's ``eval_tuples``."""
+    metrics, evals = [], {}
     for row in rows:
         step = _step_of(row)
         metrics.append({k: v for k, v in row.items() if not k.startswith(NOT_METRICS)})
         for key, value in row.items():
             match = EVAL_KEY.match(key)
             if match and step is not None and _numeric(value):
-                evals.append(
-                    (int(step), float(match["length"]), f"evals/{match['column']}", float(value)),
-                )
-    frame = pd.DataFrame(evals, columns=["step", "max_length", "metric", "value"]).assign(file="evals")
-    return metrics, frame
+                cell = evals.setdefault((int(step), int(match["length"])), {"step": int(step)})
+                cell["max_length"] = int(match["length"])
+                column = match["column"]
+                cell[column] = bool(value) if column in names.EVAL_VIEWS else float(value)
+    frame = pd.DataFrame(eval_tuples(list(evals.values())), columns=["step", "max_length", "metric", "value"])
+    return metrics, frame.assign(file="evals")
 
 
 def load_wandb(spec: str, report: LoadReport, api: Any) -> pd.DataFrame:

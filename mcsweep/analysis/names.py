@@ -30,6 +30,11 @@ MCSWEEP_TO_VERL: dict[str, str] = {v: k for k, v in VERL_TO_MCSWEEP.items()}
 _VERL_VAL = re.compile(r"^val(?:-core)?/[^/]+/(?:reward|acc|score)/mean@\d+$")
 """verl's validation accuracy (``val-core/<data_source>/acc/mean@4``) is test pass@1."""
 
+EVAL_VIEWS: dict[str, str] = {"train_length": "evals@train/", "common_length": "evals@common/"}
+"""evals.jsonl flags -> the metric prefix their row is also given: the run's current training length
+(after any extension) and the sweep-wide common evaluation length, so checks compare arms on one length.
+W&B gets these keys too, so a dashboard can plot them."""
+
 STEP_KEYS: tuple[str, ...] = ("step", "train/global_step", "training/global_step", "trainer/global_step")
 """Where the trainer step lives, in order of preference. W&B's ``_step`` counts log calls instead."""
 

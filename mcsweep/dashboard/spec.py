@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from mcsweep.analysis import names
 from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD
 from mcsweep.analysis.figures import LABELS, MEMORY, SWEEP_OF_FIGURE
 from mcsweep.analysis.insights import AXIS_OF_SWEEP, INSIGHTS
@@ -48,6 +49,8 @@ def wandb_key(metric: str) -> tuple[str | None, str | None]:
         return None, r"^temperature_evals/t[^/]+/len\d+/pass@1$"
     if metric.startswith("temperature_evals/"):
         return None, rf"^temperature_evals/t[^/]+/len\d+/{re.escape(metric.split('/', 1)[1])}$"
+    if metric.startswith(tuple(names.EVAL_VIEWS.values())):
+        return metric, None
     if metric.startswith("evals/"):
         return None, rf"^evals/len\d+/{re.escape(metric.split('/', 1)[1])}$"
     return f"train/{metric}", None

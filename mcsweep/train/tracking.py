@@ -24,6 +24,7 @@ from typing import Any
 
 from transformers import TrainerCallback
 
+from mcsweep.analysis.names import EVAL_VIEWS
 from mcsweep.config.schema import RunConfig
 
 AXES = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
@@ -155,13 +156,18 @@ def log_metrics(row: dict) -> None:
 
 
 def log_eval_rows(table: str, rows: list[dict]) -> None:
-    """evals.jsonl (or temperature_evals.jsonl) rows: every numeric column under the row's prefix."""
+    """evals.jsonl (or temperature_evals.jsonl) rows: every numeric column under the row's prefix (flags as
+    0/1), and flagged evals rows again under their `names.EVAL_VIEWS` prefix for dashboards."""
     run = _active_run()
     if run is None:
         return
     for row in rows:
         prefix = row_prefix(table, row)
-        values = {f"{prefix}/{k}": v for k, v in row.items() if k not in IDENTITY and _number(v)}
+        cells = {k: float(v) if isinstance(v, bool) else v for k, v in row.items() if k not in IDENTITY}
+        values = {f"{prefix}/{k}": v for k, v in cells.items() if _number(v)}
+        for flag, view in EVAL_VIEWS.items():  # the same row under evals@train/ and evals@common/
+            if table == "evals" and row.get(flag) is True:
+                values |= {f"{view}{k}": v for k, v in cells.items() if _number(v) and k not in EVAL_VIEWS}
         run.log({**values, STEP: row["step"]})
 
 
