@@ -103,7 +103,8 @@ class DataConfig:
     """`source`: micro (embedded sets), jsonl (a problem-record file) or hf (a hub dataset).
 
     The test split comes from `test_source` (default: `source`) and `test_path` (default: `path`), so
-    that a pipeline-built training file can be tested on the micro world's test split.
+    that a pipeline-built training file can be tested on the micro world's test split. `n_test`
+    problems are a random sample of it drawn with `test_seed`, fixed per sweep (not the run seed).
     """
 
     name: str = "hard"
@@ -115,6 +116,7 @@ class DataConfig:
     test_source: str | None = None
     test_path: str | None = None
     n_test: int = 60
+    test_seed: int = 0
 
     def __post_init__(self) -> None:
         for key, value in (("source", self.source), ("test_source", self.test_source or self.source)):
