@@ -128,7 +128,11 @@ class DataConfig:
 
 @dataclass
 class ContextConfig:
-    """Training max response length, the extended lengths for evaluation, and an extension schedule."""
+    """Training max response length, the extended lengths for evaluation, and an extension schedule.
+
+    `common_eval_length` is one length shared by every arm of a sweep (the sweep's longest training
+    or extension length), so arms trained at different lengths are also tested on equal terms;
+    null means the run's own longest training length."""
 
     name: str = "mid"
     max_completion_length: int = 160
@@ -136,6 +140,15 @@ class ContextConfig:
     extend_to: int | None = None
     extend_at_step: int | None = None
     repeat_window: int = 8
+    common_eval_length: int | None = None
+
+    @property
+    def longest_training_length(self) -> int:
+        return max(self.max_completion_length, self.extend_to or 0)
+
+    @property
+    def common_length(self) -> int:
+        return self.common_eval_length or self.longest_training_length
 
     def __post_init__(self) -> None:
         check(
@@ -159,6 +172,12 @@ class ContextConfig:
                 "context.extend_to",
                 f"must exceed max_completion_length ({self.max_completion_length})",
             )
+        check(
+            self.common_eval_length is None or self.common_eval_length >= self.longest_training_length,
+            "context.common_eval_length",
+            f"must be >= every training/extension length of the run ({self.longest_training_length}); "
+            f"got {self.common_eval_length}",
+        )
         check(
             0 < self.repeat_window < self.max_completion_length,
             "context.repeat_window",

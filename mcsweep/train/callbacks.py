@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 import resource
 import time
+from dataclasses import replace
 
 import torch
 from transformers import TrainerCallback
 
 from mcsweep.algo.temperature import Schedule
-from mcsweep.train.evaluation import EvalSettings, evaluate
+from mcsweep.train.evaluation import EvalSettings, eval_lengths, evaluate
 from mcsweep.train.run_store import RunStore
 
 log = logging.getLogger(__name__)
@@ -114,7 +115,11 @@ class EvalCallback(BoundCallback):
         return any(r["step"] == step for r in self.store.rows("evals"))
 
     def run(self, step: int) -> dict[str, float]:
-        settings = EvalSettings(**{**self.settings.__dict__, "seed": self.settings.seed + step})
+        """Evaluate at the current training length (after any extension), the common length and the
+        configured `settings.lengths`, each once."""
+        s, train_length = self.settings, self.trainer.max_completion_length
+        lengths = eval_lengths(train_length, s.common_length, s.lengths)
+        settings = replace(s, seed=s.seed + step, lengths=lengths, train_length=train_length)
         summaries, rows = evaluate(
             self.trainer.model, self.trainer.processing_class, self.problems, self.evaluator, settings, step
         )
@@ -122,7 +127,8 @@ class EvalCallback(BoundCallback):
         self.store.append("eval_samples", rows)
         names = ["eval/pass@1", *[f"eval/pass@1_len{s['max_length']}" for s in summaries[1:]]]
         metrics = {name: s["pass@1"] for name, s in zip(names, summaries, strict=True)}
-        metrics["eval/pass@1_ext"] = summaries[-1]["pass@1"]
+        metrics["eval/pass@1_ext"] = max(summaries, key=lambda s: s["max_length"])["pass@1"]
+        metrics["eval/pass@1_common"] = next(s["pass@1"] for s in summaries if s["common_length"])
         metrics["eval/diversity"] = summaries[0]["diversity"]
         log.info("step %d: test pass@1 %s", step, {k: round(v, 3) for k, v in metrics.items()})
         return metrics

@@ -1,4 +1,4 @@
-"""Held-out test pass@1 at the training max length and at extended lengths.
+"""Held-out test pass@1 at the run's current training length, the sweep's common length and extra lengths.
 
 One generation at the longest length serves every shorter length: the first L tokens of a sample
 drawn with max length L' > L are distributed exactly as a sample drawn with max length L, so each
@@ -26,6 +26,14 @@ class EvalSettings:
     lengths: tuple[int, ...]
     prompts_per_batch: int = 16
     seed: int = 0
+    train_length: int | None = None  # the run's current training length (after any extension)
+    common_length: int | None = None  # the sweep's common evaluation length
+
+
+def eval_lengths(train_length: int, common_length: int | None, extra: Sequence[int]) -> tuple[int, ...]:
+    """Each length once: the current training length first, then the others ascending."""
+    rest = {common_length, *extra} - {train_length, None}
+    return (train_length, *sorted(rest))
 
 
 @dataclass(frozen=True)
@@ -135,12 +143,24 @@ def _pass_at_1(rows: Sequence[dict]) -> float:
     return sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem) if by_problem else float("nan")
 
 
-def summarize(rows: Sequence[dict], step: int, length: int, samples: int) -> dict:
-    """One evals.jsonl row: pass@1 overall, by difficulty and by format, plus length and diversity."""
+def summarize(
+    rows: Sequence[dict],
+    step: int,
+    length: int,
+    samples: int,
+    train_length: int | None = None,
+    common_length: int | None = None,
+) -> dict:
+    """One evals.jsonl row: pass@1 overall, by difficulty and by format, plus length and diversity.
+
+    `train_length` / `common_length` flag the row measured at the run's current training length and
+    at the sweep's common length, the one every arm shares."""
     rows = [r for r in rows if r["max_length"] == length]
     out = {
         "step": step,
         "max_length": length,
+        "train_length": length == train_length,
+        "common_length": length == common_length,
         "n_problems": len({r["problem_id"] for r in rows}),
         "k": samples,
         "pass@1": _pass_at_1(rows),
@@ -163,5 +183,5 @@ def evaluate(
     """(summary rows, one per length; sample rows) for the policy at `step`."""
     samples = sample_completions(model, tokenizer, problems, s)
     rows = grade_samples(samples, s, tokenizer, evaluator, step, stop_ids(model, tokenizer))
-    summaries = [summarize(rows, step, length, s.samples) for length in s.lengths]
+    summaries = [summarize(rows, step, length, s.samples, s.train_length, s.common_length) for length in s.lengths]
     return summaries, rows

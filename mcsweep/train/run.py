@@ -202,8 +202,9 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     settings = EvalSettings(
         cfg.train.eval_samples,
         cfg.train.eval_temperature,
-        tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
+        tuple(cfg.context.eval_lengths),
         seed=cfg.seed,
+        common_length=cfg.context.common_length,
     )
     for callback in (
         cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),
@@ -302,14 +303,16 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
 
 
 def final_summary(store: RunStore) -> dict:
-    """Test pass@1 of the last evaluation, at the training and the longest evaluation length."""
+    """Test pass@1 of the last evaluation, at the training, the common and the longest evaluation length."""
     evals = store.rows("evals")
     if not evals:
         return {"run_dir": str(store.path)}
     last = [r for r in evals if r["step"] == evals[-1]["step"]]
+    common = [r["pass@1"] for r in last if r.get("common_length")]
     return {
         "step": last[0]["step"],
         "pass@1": last[0]["pass@1"],
-        "pass@1_ext": last[-1]["pass@1"],
+        "pass@1_ext": max(last, key=lambda r: r["max_length"])["pass@1"],
+        **({"pass@1_common": common[0]} if common else {}),
         "run_dir": str(store.path),
     }

@@ -38,7 +38,9 @@ def test_default_config_is_valid():
         (["+temperature.colour=red"], "temperature.colour"),
         (["train.steps=abc"], "train.steps"),
         (["evaluator.comparator=fuzzy"], "evaluator.comparator"),
-        (["context.max_completion_length=512"], "context.eval_lengths"),
+        (["context.max_completion_length=512", "context.common_eval_length=null"], "context.eval_lengths"),
+        (["context=short_to_long", "context.common_eval_length=160"], "context.common_eval_length"),
+        (["context.max_completion_length=240"], "context.common_eval_length"),
         (["masking.non_incorrect=maybe"], "masking.non_incorrect"),
         (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
         (["temperature.stages=[[10,1.8]]"], "temperature.stages"),
@@ -81,3 +83,15 @@ def test_every_option_of_every_group_validates(group):
     assert options, f"group {group} has no options"
     for option in options:
         validate_config(_compose([f"{group}={option}"]))
+
+
+@pytest.mark.parametrize("scale", ["micro", "paper"])
+def test_every_context_arm_shares_one_common_evaluation_length(scale):
+    """The sweep's longest training/extension length, the same for every arm of the context sweep."""
+    options = sorted(p.stem for p in (Path(CONF) / "context").glob("*.yaml"))
+    commons = set()
+    for option in options:
+        cfg = validate_config(_compose([f"scale={scale}", f"context={option}"]))
+        commons.add(cfg.context.common_length)
+        assert cfg.context.common_length >= cfg.context.longest_training_length
+    assert commons == {cfg.sizes["ctx_long"]}

@@ -145,15 +145,17 @@ def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run
 
 
 def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
+    """Training and evaluation follow the extension; every evaluation also grades the common length."""
     cfg, _ = tiny_run(
         [
             "context.max_completion_length=16",
-            "context.eval_lengths=[16,32]",
+            "context.eval_lengths=[16]",
             "context.extend_to=32",
             "context.extend_at_step=2",
+            "context.common_eval_length=40",
             "context.repeat_window=4",
             "train.steps=3",
-            "train.eval_at_start=false",
+            "train.eval_at_start=true",
             "train.eval_every=100",
             "batch.train_batch=2",
             "batch.mini_batch=2",
@@ -169,3 +171,11 @@ def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
     lengths = {r["step"]: r["completions/max_length"] for r in store.rows("metrics") if "completions/max_length" in r}
     assert lengths[1] <= 16 and lengths[2] <= 16 and 16 < lengths[3] <= 32
     assert trainer.max_completion_length == trainer.generation_config.max_new_tokens == 32
+    evals = {(r["step"], r["max_length"]): (r["train_length"], r["common_length"]) for r in store.rows("evals")}
+    assert evals == {
+        (0, 16): (True, False),
+        (0, 40): (False, True),
+        (3, 16): (False, False),
+        (3, 32): (True, False),
+        (3, 40): (False, True),
+    }
