@@ -101,7 +101,9 @@ def grade_samples(
     """One row per (length, sample) in the run store's eval_samples schema.
 
     A sample is cut at its first end token, so its prefix of `length` tokens is truncated exactly
-    when that prefix does not end in one (the trainer's definition)."""
+    when that prefix does not end in one (the trainer's definition). `passed` is the evaluator's
+    primary comparator; `passed_<name>` holds every comparator it judges (primary and shadows), so
+    arms that train with different comparators can be scored by one fixed judge."""
     views = [
         (length, smp, smp.ids[:length], is_truncated(smp.ids[:length], stops))
         for length in s.lengths
@@ -116,6 +118,7 @@ def grade_samples(
         for n, (_, smp, ids, _) in enumerate(views)
     ]
     results = evaluator.grade_many(requests)
+    primary = evaluator.comparators[0].name
     return [
         {
             "step": step,
@@ -126,6 +129,7 @@ def grade_samples(
             "format": "call" if "fn_name" in smp.problem["input_output"] else "stdin",
             "sample": smp.index,
             "passed": bool(res.passed),
+            **{f"passed_{name}": bool(ok) for name, ok in {primary: res.passed, **res.shadow}.items()},
             "verdict": res.verdict,
             "length": len(ids),
             "truncated": truncated,
@@ -135,11 +139,11 @@ def grade_samples(
     ]
 
 
-def _pass_at_1(rows: Sequence[dict]) -> float:
+def _pass_at_1(rows: Sequence[dict], column: str = "passed") -> float:
     """Mean over problems of c/n: the unbiased pass@1 estimator with n samples per problem."""
     by_problem: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
-        by_problem[r["problem_id"]].append(r["passed"])
+        by_problem[r["problem_id"]].append(r[column])
     return sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem) if by_problem else float("nan")
 
 
@@ -165,6 +169,8 @@ def summarize(
         "k": samples,
         "pass@1": _pass_at_1(rows),
     }
+    for judge in sorted({k.removeprefix("passed_") for r in rows for k in r if k.startswith("passed_")}):
+        out[f"pass@1/judge_{judge}"] = _pass_at_1(rows, f"passed_{judge}")
     for key, values in (("difficulty", ("easy", "medium", "hard")), ("format", ("stdin", "call"))):
         for v in values:
             out[f"pass@1/{v}"] = _pass_at_1([r for r in rows if r[key] == v])

@@ -16,7 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 
 import mcsweep
 from mcsweep.algo.temperature import choose, probe_table, schedule_from_config
-from mcsweep.config.schema import RunConfig
+from mcsweep.config.schema import COMPARATORS, RunConfig
 from mcsweep.evaluator import Evaluator
 from mcsweep.gpu.batching import batch_layout
 from mcsweep.gpu.layout import max_model_len
@@ -219,14 +219,16 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
 
 
 def make_evaluator(cfg: RunConfig, shadow: bool) -> Evaluator:
-    """The sandboxed judge as the `evaluator` group sets it (shadow comparators only where logged)."""
+    """The sandboxed judge as the `evaluator` group sets it. With `shadow`, every other comparator
+    judges too (the configured shadows first): test samples are graded by both in every arm."""
     e = cfg.evaluator
+    others = [c for c in COMPARATORS if c != e.comparator]
     return Evaluator(
         comparator=e.comparator,
         workers=e.workers,
         timeout_s=e.timeout_s,
         memory_mb=e.memory_mb,
-        shadow_comparators=tuple(e.shadow) if shadow else (),
+        shadow_comparators=tuple(dict.fromkeys([*e.shadow, *others])) if shadow else (),
     )
 
 
