@@ -253,10 +253,21 @@ class AlgoConfig:
     loss_type: str = "dapo"
     scale_rewards: str = "group"
     overlong_shaping: bool = False
-    overlong_buffer: int = 32
+    overlong_buffer_frac: float = 0.2  # DAPO: 4096 of 20480 tokens
+    overlong_start_check: str = "warn"  # first rollout mostly in the penalty zone: warn, fail or off
 
     def __post_init__(self) -> None:
         check(self.loss_type in LOSS_TYPES, "algo.loss_type", f"unknown {self.loss_type!r}; one of {LOSS_TYPES}")
+        check(
+            0 < self.overlong_buffer_frac < 1,
+            "algo.overlong_buffer_frac",
+            f"must be in (0, 1) (got {self.overlong_buffer_frac})",
+        )
+        check(
+            self.overlong_start_check in ("fail", "warn", "off"),
+            "algo.overlong_start_check",
+            f"unknown {self.overlong_start_check!r}; one of fail, warn, off",
+        )
         check(
             self.scale_rewards in ("group", "batch", "none"),
             "algo.scale_rewards",

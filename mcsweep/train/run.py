@@ -27,7 +27,7 @@ from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
 from mcsweep.train.data import prompt_dataset, test_problems, train_problems
 from mcsweep.train.evaluation import EvalSettings, sample_completions
-from mcsweep.train.reward import ExecutionReward
+from mcsweep.train.reward import ExecutionReward, ScaledOverlongPunishment
 from mcsweep.train.run_store import RunStore
 from mcsweep.train.tracking import axis_options, start_wandb
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
@@ -152,9 +152,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
 def reward_funcs(cfg: RunConfig, reward: ExecutionReward) -> list:
     funcs: list = [reward]
     if cfg.algo.overlong_shaping:
-        from trl.rewards import get_soft_overlong_punishment
-
-        funcs.append(get_soft_overlong_punishment(cfg.context.max_completion_length, cfg.algo.overlong_buffer))
+        funcs.append(ScaledOverlongPunishment(cfg.context.max_completion_length, cfg.algo.overlong_buffer_frac))
     return funcs
 
 
@@ -195,6 +193,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         processing_class=tokenizer,
         reward=reward,
         mask=mask,
+        overlong_start_check=cfg.algo.overlong_start_check,
     )
     # The probe samples with the trainer's model, which is on the training device by now.
     schedule = schedule_from_config(cfg.temperature, pick_temperature(cfg, trainer.model, tokenizer, train, store))

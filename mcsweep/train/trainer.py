@@ -11,6 +11,7 @@ Anything else is stock TRL.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 
@@ -20,6 +21,9 @@ from trl.trainer.utils import add_fused_lm_head
 
 from mcsweep.algo import truncation_mask
 from mcsweep.algo.diversity import distinct_n, mean_group_diversity
+from mcsweep.train.reward import ScaledOverlongPunishment, check_natural_length
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -47,10 +51,11 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
     `reward` is the ExecutionReward instance among `reward_funcs`; the mask reads its verdicts.
     """
 
-    def __init__(self, *args, reward, mask: MaskSettings, **kwargs) -> None:
+    def __init__(self, *args, reward, mask: MaskSettings, overlong_start_check: str = "warn", **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.execution_reward = reward
         self.mask_settings = mask
+        self.overlong_start_check = overlong_start_check
         self.rollout_log = RolloutLog()
         self.phase_seconds = {"generation": 0.0, "score": 0.0}
 
@@ -107,6 +112,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             self.rollout_log.step = self.state.global_step
             output["advantages"] = self._mask_advantages(output["advantages"])
             self._log_diversity()
+            self._check_overlong_shaping()
         self.phase_seconds["score"] += time.perf_counter() - start
         return output
 
@@ -137,3 +143,20 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         metrics["diversity/group_4gram"].append(mean_group_diversity(ids, self.num_generations, 4))
         metrics["diversity/within_distinct2"].append(sum(distinct_n(x, 2) for x in ids) / max(len(ids), 1))
         metrics["temperature"].append(self.temperature)
+
+    def _check_overlong_shaping(self) -> None:
+        """Log the share of responses inside DAPO's penalty zone; on the first rollout, warn or fail
+        when most of the policy's natural answers already sit there (`algo.overlong_start_check`)."""
+        shaping = next((f for f in self.reward_funcs if isinstance(f, ScaledOverlongPunishment)), None)
+        if shaping is None:
+            return
+        lengths = [len(x) for x in self.rollout_log.completion_ids]
+        inside = sum(n > shaping.penalty_start for n in lengths) / max(len(lengths), 1)
+        self._metrics["train"]["overlong/penalised_frac"].append(inside)
+        if self.state.global_step != 0 or self.overlong_start_check == "off":
+            return
+        message = check_natural_length(lengths, shaping)
+        if message and self.overlong_start_check == "fail":
+            raise RuntimeError(message)
+        if message:
+            log.warning(message)
