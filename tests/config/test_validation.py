@@ -95,3 +95,36 @@ def test_every_context_arm_shares_one_common_evaluation_length(scale):
         commons.add(cfg.context.common_length)
         assert cfg.context.common_length >= cfg.context.longest_training_length
     assert commons == {cfg.sizes["ctx_long"]}
+
+
+def _sweep_points(sweep: str) -> list[list[str]]:
+    """Every point of a sweep as override lists (the basic sweeper's cartesian product)."""
+    import itertools
+
+    with initialize_config_dir(CONF, version_base="1.3"):
+        cfg = compose("config", overrides=[f"+sweep={sweep}"], return_hydra_config=True)
+    params = {k: str(v).split(",") for k, v in cfg.hydra.sweeper.params.items()}
+    return [[f"{k}={v}" for k, v in zip(params, combo, strict=True)] for combo in itertools.product(*params.values())]
+
+
+SWEEPS = sorted(p.stem for p in (Path(CONF).parent / "sweeps").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("sweep", SWEEPS)
+def test_axis_sweeps_run_on_the_analysis_base_and_table1_on_the_presets(sweep):
+    """The study's analysis runs: DAPO with several PPO updates per rollout; Table 1 keeps its presets."""
+    for point in _sweep_points(sweep):
+        cfg = validate_config(_compose([f"+sweep={sweep}", *point]))
+        if sweep == "table1":
+            assert cfg.algo.name in ("grpo", "dapo", "microcoder_grpo")
+            if cfg.algo.name == "microcoder_grpo":  # with its temperature component
+                assert cfg.temperature.kind == "staged" and cfg.masking.mode == "conditional"
+            continue
+        assert cfg.algo.name == "analysis_base" and cfg.algo.loss_type == "dapo" and cfg.algo.overlong_shaping
+        assert cfg.batch.mini_batch == cfg.sizes["mini_batch"], point
+        if "kl_clip=" not in " ".join(point):
+            assert cfg.kl_clip.beta == 0 and cfg.kl_clip.epsilon_high > cfg.kl_clip.epsilon
+        if sweep != "batch":  # the batch axis varies the train batch around the fixed mini-batch
+            assert cfg.batch.train_batch > cfg.batch.mini_batch, point
+        if "masking=" not in " ".join(point):
+            assert cfg.masking.mode == "none"
