@@ -193,9 +193,15 @@ class MaskingConfig:
     mode: str = "conditional"
     rho: float = 0.3
     non_incorrect: str = "no_answer"
+    repeat_detector: str = "any_period"  # or "literal": the paper's repeat(o, m)
 
     def __post_init__(self) -> None:
         check(self.mode in MASKING_MODES, "masking.mode", f"unknown mode {self.mode!r}; one of {MASKING_MODES}")
+        check(
+            self.repeat_detector in ("literal", "any_period"),
+            "masking.repeat_detector",
+            f"unknown detector {self.repeat_detector!r}; one of literal, any_period",
+        )
         check(0.0 <= self.rho <= 1.0, "masking.rho", f"must be in [0, 1] (got {self.rho})")
         check(
             self.non_incorrect in NON_INCORRECT,

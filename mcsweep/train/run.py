@@ -183,7 +183,12 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     train = train_problems(cfg.data, world)
     reward = ExecutionReward(evaluator)
     mask = MaskSettings(
-        cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect, cfg.context.repeat_window, cfg.seed
+        cfg.masking.mode,
+        cfg.masking.rho,
+        cfg.masking.non_incorrect,
+        cfg.context.repeat_window,
+        cfg.seed,
+        repeat_detector=cfg.masking.repeat_detector,
     )
     trainer = MicroCoderGRPOTrainer(
         model=model,

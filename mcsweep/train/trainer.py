@@ -33,6 +33,7 @@ class MaskSettings:
     non_incorrect: str
     repeat_window: int
     seed: int
+    repeat_detector: str = "any_period"
 
 
 @dataclass
@@ -127,6 +128,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             rho=s.rho,
             non_incorrect=s.non_incorrect,
             repeat_window=s.repeat_window,
+            repeat_detector=s.repeat_detector,
             stop_ids=[*self.eos_token_ids, self._tokenizer.pad_token_id],
             draws=truncation_mask.mask_draws(s.seed, self.state.global_step, self.accelerator.process_index, len(ids)),
         )
