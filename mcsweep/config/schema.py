@@ -194,6 +194,7 @@ class MaskingConfig:
     rho: float = 0.3
     non_incorrect: str = "no_answer"
     repeat_detector: str = "any_period"  # or "literal": the paper's repeat(o, m)
+    normaliser: str = "exclude_masked"  # or "keep_masked": masked tokens stay in the loss normaliser
 
     def __post_init__(self) -> None:
         check(self.mode in MASKING_MODES, "masking.mode", f"unknown mode {self.mode!r}; one of {MASKING_MODES}")
@@ -201,6 +202,11 @@ class MaskingConfig:
             self.repeat_detector in ("literal", "any_period"),
             "masking.repeat_detector",
             f"unknown detector {self.repeat_detector!r}; one of literal, any_period",
+        )
+        check(
+            self.normaliser in ("exclude_masked", "keep_masked"),
+            "masking.normaliser",
+            f"unknown {self.normaliser!r}; one of exclude_masked, keep_masked",
         )
         check(0.0 <= self.rho <= 1.0, "masking.rho", f"must be in [0, 1] (got {self.rho})")
         check(

@@ -189,6 +189,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cfg.context.repeat_window,
         cfg.seed,
         repeat_detector=cfg.masking.repeat_detector,
+        normaliser=cfg.masking.normaliser,
     )
     trainer = MicroCoderGRPOTrainer(
         model=model,

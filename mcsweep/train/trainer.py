@@ -34,6 +34,7 @@ class MaskSettings:
     repeat_window: int
     seed: int
     repeat_detector: str = "any_period"
+    normaliser: str = "exclude_masked"  # or keep_masked: masked tokens stay in the loss normaliser
 
 
 @dataclass
@@ -112,6 +113,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         if self.model.training:
             self.rollout_log.step = self.state.global_step
             output["advantages"] = self._mask_advantages(output["advantages"])
+            self._normalise_without_masked(output)
             self._log_diversity()
             self._check_overlong_shaping()
         self.phase_seconds["score"] += time.perf_counter() - start
@@ -138,6 +140,20 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         for name, value in truncation_mask.group_stats(decision, self.num_generations).items():
             self._metrics["train"][name].append(value)
         return masked
+
+    def _normalise_without_masked(self, output: dict) -> None:
+        """With `exclude_masked`, zero the completion mask of masked responses (TRL's
+        `mask_truncated_completions` convention, and current rllm's), so that their tokens leave the
+        token-level normaliser: a higher mask rate no longer shrinks every other response's step.
+        Logs `mask/masked_token_frac`, the masked responses' share of the rollout's tokens."""
+        mask = output["completion_mask"]
+        keep = torch.as_tensor(~self.rollout_log.decision.masked, device=mask.device).unsqueeze(1)
+        total = self.accelerator.gather(mask.sum()).sum()
+        kept = self.accelerator.gather((mask * keep).sum()).sum()
+        self._metrics["train"]["mask/masked_token_frac"].append(float(1 - kept / total.clamp(min=1)))
+        if self.mask_settings.normaliser == "exclude_masked":
+            output["completion_mask"] = mask * keep.to(mask.dtype)
+            output["num_items_in_batch"] = kept
 
     def _log_diversity(self) -> None:
         ids = self.rollout_log.completion_ids
