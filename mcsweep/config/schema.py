@@ -55,6 +55,8 @@ class TemperatureConfig:
     stages: list[Any] = field(default_factory=list)
     candidates: list[float] = field(default_factory=list)
     target_diversity: float = 0.5
+    target_from: str | None = None  # a pilot run folder, sweep folder or run id: its final diversity
+    measure: str = "pooled"  # the diversity measure of probe and target: pooled or per_sample
     probe_prompts: int = 16
 
     def __post_init__(self) -> None:
@@ -81,6 +83,16 @@ class TemperatureConfig:
             self.kind == "diversity" or not self.candidates,
             "temperature.candidates",
             f"only diversity reads candidates, not {self.kind}",
+        )
+        check(
+            self.measure in ("pooled", "per_sample"),
+            "temperature.measure",
+            f"unknown {self.measure!r}; one of pooled, per_sample",
+        )
+        check(
+            self.kind == "diversity" or self.target_from is None,
+            "temperature.target_from",
+            f"only diversity reads target_from, not {self.kind}",
         )
         if self.kind == "diversity":
             check(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from mcsweep.algo.diversity import group_diversity
+from mcsweep.algo.diversity import group_diversity, per_sample_diversity
 from mcsweep.algo.truncation_mask import is_truncated
 from mcsweep.evaluator import Evaluator, GradeRequest
 from mcsweep.micro.world import prompt_messages
@@ -178,6 +178,7 @@ def summarize(
     for r in rows:
         groups[r["problem_id"]].append(r["ids"])
     out["diversity"] = sum(group_diversity(g) for g in groups.values()) / max(len(groups), 1)
+    out["diversity_per_sample"] = per_sample_diversity([r["ids"] for r in rows])
     out["mean_length"] = sum(r["length"] for r in rows) / max(len(rows), 1)
     out["truncated_frac"] = sum(r["truncated"] for r in rows) / max(len(rows), 1)
     return out

@@ -15,7 +15,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 import mcsweep
-from mcsweep.algo.temperature import choose, probe_table, schedule_from_config
+from mcsweep.algo.temperature import choose, measured_target, probe_table, schedule_from_config
 from mcsweep.config.schema import COMPARATORS, RunConfig
 from mcsweep.evaluator import Evaluator
 from mcsweep.gpu.batching import batch_layout
@@ -172,9 +172,15 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
         settings = EvalSettings(cfg.batch.group_size, temp, (cfg.context.max_completion_length,), seed=cfg.seed)
         return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
 
-    table = probe_table(sample, t.candidates, cfg.batch.group_size)
-    chosen = choose(table, t.target_diversity)
-    store.write_json("temperature_probe.json", {"table": table, "target": t.target_diversity, "chosen": chosen})
+    target, pilots = t.target_diversity, []
+    if t.target_from is not None:
+        target, pilots = measured_target(t.target_from, cfg.runs_root, t.measure)
+    table = probe_table(sample, t.candidates, cfg.batch.group_size, t.measure)
+    chosen = choose(table, target)
+    store.write_json(
+        "temperature_probe.json",
+        {"table": table, "measure": t.measure, "target": target, "target_from": pilots, "chosen": chosen},
+    )
     log.info("diversity probe %s -> temperature %.2f", table, chosen)
     return chosen
 

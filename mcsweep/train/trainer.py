@@ -20,7 +20,7 @@ from trl import GRPOTrainer
 from trl.trainer.utils import add_fused_lm_head
 
 from mcsweep.algo import truncation_mask
-from mcsweep.algo.diversity import distinct_n, mean_group_diversity
+from mcsweep.algo.diversity import distinct_n, mean_group_diversity, per_sample_diversity
 from mcsweep.train.reward import ScaledOverlongPunishment, check_natural_length
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         ids = self.rollout_log.completion_ids
         metrics = self._metrics["train"]
         metrics["diversity/group_4gram"].append(mean_group_diversity(ids, self.num_generations, 4))
+        metrics["diversity/per_sample_4gram"].append(per_sample_diversity(ids, 4))
         metrics["diversity/within_distinct2"].append(sum(distinct_n(x, 2) for x in ids) / max(len(ids), 1))
         metrics["temperature"].append(self.temperature)
 
