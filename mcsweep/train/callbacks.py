@@ -128,7 +128,8 @@ class EvalCallback(BoundCallback):
         names = ["eval/pass@1", *[f"eval/pass@1_len{s['max_length']}" for s in summaries[1:]]]
         metrics = {name: s["pass@1"] for name, s in zip(names, summaries, strict=True)}
         metrics["eval/pass@1_ext"] = max(summaries, key=lambda s: s["max_length"])["pass@1"]
-        metrics["eval/pass@1_common"] = next(s["pass@1"] for s in summaries if s["common_length"])
+        for common in (s for s in summaries if s["common_length"]):
+            metrics["eval/pass@1_common"] = common["pass@1"]
         metrics["eval/diversity"] = summaries[0]["diversity"]
         log.info("step %d: test pass@1 %s", step, {k: round(v, 3) for k, v in metrics.items()})
         return metrics
