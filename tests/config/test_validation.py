@@ -21,7 +21,7 @@ def _compose(overrides: list[str]):
 
 def test_default_config_is_valid():
     cfg = validate_config(_compose([]))
-    assert cfg.algo.name == "microcoder_grpo"
+    assert cfg.algo.name == "microcoder_grpo" and cfg.temperature.name == "staged_0.6_1.8"
     assert cfg.masking.mode == "conditional" and cfg.masking.rho == 0.3
     assert cfg.kl_clip.beta == 0.0 and cfg.kl_clip.epsilon_high == 0.28
 
@@ -43,7 +43,7 @@ def test_default_config_is_valid():
         (["context.max_completion_length=240"], "context.common_eval_length"),
         (["masking.non_incorrect=maybe"], "masking.non_incorrect"),
         (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
-        (["temperature.stages=[[10,1.8]]"], "temperature.stages"),
+        (["temperature=fixed_1.2", "temperature.stages=[[10,1.8]]"], "temperature.stages"),
         (["temperature.candidates=[0.6,1.2]"], "temperature.candidates"),
         (["+model.micro.sft_micro_batch=5"], "model.micro.sft_micro_batch"),
     ],
