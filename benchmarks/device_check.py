@@ -144,6 +144,7 @@ def overrides(plan: Plan, model_dir: Path, runs: Path, rollout: str, micro_batch
         "tracker=none",
         f"context.max_completion_length={plan.max_length}",
         f"context.eval_lengths=[{plan.max_length}]",
+        f"context.common_eval_length={plan.max_length}",
         "context.repeat_window=8",
         f"batch.train_batch={plan.prompts}",
         f"batch.mini_batch={plan.prompts}",

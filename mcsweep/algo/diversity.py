@@ -1,7 +1,10 @@
 """Diversity measures of sampled responses (the study's D, and a within-response check).
 
 The study describes D as unique 4-grams over total 4-grams across the G samples of a prompt; the
-exact tokenisation is unknown, so mcsweep computes it on the policy's own token ids.
+exact tokenisation is unknown, so mcsweep computes it on the policy's own token ids. Pooled over
+G samples it cannot exceed 1/G when the samples are identical (0.125 at G=8), below the study's
+~0.3 at temperature 0, so the per-sample measure (unique/total 4-grams inside each response,
+averaged) is logged beside it; docs/algorithms.md says which one the figures most likely show.
 """
 
 from __future__ import annotations
@@ -29,3 +32,18 @@ def distinct_n(ids: Sequence[int], n: int = 2) -> float:
     """Unique n-grams / n-grams inside one response; low values flag loops."""
     grams = _ngrams(ids, n)
     return len(set(grams)) / len(grams) if grams else 1.0
+
+
+def per_sample_diversity(samples: Sequence[Sequence[int]], n: int = 4) -> float:
+    """Unique n-grams / n-grams inside each response, averaged over responses that have n-grams.
+
+    Not capped by the group size: identical responses keep their own value, and loops drive it to 0."""
+    values = [len(set(g)) / len(g) for g in (_ngrams(ids, n) for ids in samples) if g]
+    return sum(values) / len(values) if values else 0.0
+
+
+MEASURES = {
+    "pooled": lambda samples, group_size: mean_group_diversity(samples, group_size, 4),
+    "per_sample": lambda samples, group_size: per_sample_diversity(samples, 4),
+}
+METRIC = {"pooled": "diversity/group_4gram", "per_sample": "diversity/per_sample_4gram"}

@@ -9,10 +9,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from mcsweep.algo.diversity import mean_group_diversity
+from mcsweep.algo.diversity import MEASURES, METRIC
 from mcsweep.config.schema import TemperatureConfig
 
 log = logging.getLogger(__name__)
@@ -49,10 +51,42 @@ def schedule_from_config(cfg: TemperatureConfig, chosen: float | None = None) ->
 
 
 def probe_table(
-    sample: Callable[[float], Sequence[Sequence[int]]], candidates: Sequence[float], group_size: int
+    sample: Callable[[float], Sequence[Sequence[int]]],
+    candidates: Sequence[float],
+    group_size: int,
+    measure: str = "pooled",
 ) -> list[dict[str, float]]:
     """Initial diversity D0(t) for each candidate; `sample(t)` returns G samples per probe prompt."""
-    return [{"temperature": t, "diversity": mean_group_diversity(sample(t), group_size)} for t in candidates]
+    return [{"temperature": t, "diversity": MEASURES[measure](sample(t), group_size)} for t in candidates]
+
+
+def _run_dirs(source: str, runs_root: str) -> list[Path]:
+    """A run folder, a sweep folder (its runs), or a run id or sweep name under `runs_root`."""
+    for path in (Path(source), Path(runs_root) / source):
+        if (path / "metrics.jsonl").exists():
+            return [path]
+        if path.is_dir() and (runs := sorted(p.parent for p in path.glob("*/metrics.jsonl"))):
+            return runs
+    found = sorted(p.parent for p in Path(runs_root).glob(f"*/{source}/metrics.jsonl"))
+    if not found:
+        raise ValueError(
+            f"temperature.target_from: {source!r} is neither a run or sweep folder with runs, "
+            f"nor a run id or sweep name under {runs_root}"
+        )
+    return found
+
+
+def measured_target(source: str, runs_root: str, measure: str, last: int = 5) -> tuple[float, list[str]]:
+    """The diversity a pilot run converged to: the mean of its last `last` logged values of the
+    measure, averaged over the runs when `source` is a sweep. Returns (target, run folders read)."""
+    column, finals, runs = METRIC[measure], [], _run_dirs(source, runs_root)
+    for run in runs:
+        metrics = pd.read_json(run / "metrics.jsonl", lines=True)
+        values = metrics[column].dropna() if column in metrics else pd.Series(dtype=float)
+        if values.empty:
+            raise ValueError(f"temperature.target_from: {run} logged no {column} (measure {measure!r})")
+        finals.append(float(values.tail(last).mean()))
+    return sum(finals) / len(finals), [str(r) for r in runs]
 
 
 def choose(table: Sequence[dict[str, float]], target: float) -> float:

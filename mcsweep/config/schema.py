@@ -56,6 +56,8 @@ class TemperatureConfig:
     stages: list[Any] = field(default_factory=list)
     candidates: list[float] = field(default_factory=list)
     target_diversity: float = 0.5
+    target_from: str | None = None  # a pilot run folder, sweep folder or run id: its final diversity
+    measure: str = "pooled"  # the diversity measure of probe and target: pooled or per_sample
     probe_prompts: int = 16
 
     def __post_init__(self) -> None:
@@ -83,6 +85,16 @@ class TemperatureConfig:
             "temperature.candidates",
             f"only diversity reads candidates, not {self.kind}",
         )
+        check(
+            self.measure in ("pooled", "per_sample"),
+            "temperature.measure",
+            f"unknown {self.measure!r}; one of pooled, per_sample",
+        )
+        check(
+            self.kind == "diversity" or self.target_from is None,
+            "temperature.target_from",
+            f"only diversity reads target_from, not {self.kind}",
+        )
         if self.kind == "diversity":
             check(
                 len(self.candidates) >= 1 and all(c > 0 for c in self.candidates),
@@ -104,7 +116,8 @@ class DataConfig:
     """`source`: micro (embedded sets), jsonl (a problem-record file) or hf (a hub dataset).
 
     The test split comes from `test_source` (default: `source`) and `test_path` (default: `path`), so
-    that a pipeline-built training file can be tested on the micro world's test split.
+    that a pipeline-built training file can be tested on the micro world's test split. `n_test`
+    problems are a random sample of it drawn with `test_seed`, fixed per sweep (not the run seed).
     """
 
     name: str = "hard"
@@ -116,6 +129,7 @@ class DataConfig:
     test_source: str | None = None
     test_path: str | None = None
     n_test: int = 60
+    test_seed: int = 0
 
     def __post_init__(self) -> None:
         for key, value in (("source", self.source), ("test_source", self.test_source or self.source)):
@@ -127,7 +141,11 @@ class DataConfig:
 
 @dataclass
 class ContextConfig:
-    """Training max response length, the extended lengths for evaluation, and an extension schedule."""
+    """Training max response length, the extended lengths for evaluation, and an extension schedule.
+
+    `common_eval_length` is one length shared by every arm of a sweep (the sweep's longest training
+    or extension length), so arms trained at different lengths are also tested on equal terms;
+    null means the run's own longest training length."""
 
     name: str = "mid"
     max_completion_length: int = 160
@@ -138,6 +156,15 @@ class ContextConfig:
     # Longest prompt (chat-formatted, in tokens) a run sends; longer ones are dropped from the data.
     # vLLM's context is this plus the longest completion, and the memory estimate counts it.
     max_prompt_length: int = 2048
+    common_eval_length: int | None = None
+
+    @property
+    def longest_training_length(self) -> int:
+        return max(self.max_completion_length, self.extend_to or 0)
+
+    @property
+    def common_length(self) -> int:
+        return self.common_eval_length or self.longest_training_length
 
     def __post_init__(self) -> None:
         check(
@@ -167,6 +194,12 @@ class ContextConfig:
             f"must be >= 8 (got {self.max_prompt_length})",
         )
         check(
+            self.common_eval_length is None or self.common_eval_length >= self.longest_training_length,
+            "context.common_eval_length",
+            f"must be >= every training/extension length of the run ({self.longest_training_length}); "
+            f"got {self.common_eval_length}",
+        )
+        check(
             0 < self.repeat_window < self.max_completion_length,
             "context.repeat_window",
             f"must be in (0, max_completion_length) (got {self.repeat_window})",
@@ -181,9 +214,21 @@ class MaskingConfig:
     mode: str = "conditional"
     rho: float = 0.3
     non_incorrect: str = "no_answer"
+    repeat_detector: str = "any_period"  # or "literal": the paper's repeat(o, m)
+    normaliser: str = "exclude_masked"  # or "keep_masked": masked tokens stay in the loss normaliser
 
     def __post_init__(self) -> None:
         check(self.mode in MASKING_MODES, "masking.mode", f"unknown mode {self.mode!r}; one of {MASKING_MODES}")
+        check(
+            self.repeat_detector in ("literal", "any_period"),
+            "masking.repeat_detector",
+            f"unknown detector {self.repeat_detector!r}; one of literal, any_period",
+        )
+        check(
+            self.normaliser in ("exclude_masked", "keep_masked"),
+            "masking.normaliser",
+            f"unknown {self.normaliser!r}; one of exclude_masked, keep_masked",
+        )
         check(0.0 <= self.rho <= 1.0, "masking.rho", f"must be in [0, 1] (got {self.rho})")
         check(
             self.non_incorrect in NON_INCORRECT,
@@ -241,10 +286,21 @@ class AlgoConfig:
     loss_type: str = "dapo"
     scale_rewards: str = "group"
     overlong_shaping: bool = False
-    overlong_buffer: int = 32
+    overlong_buffer_frac: float = 0.2  # DAPO: 4096 of 20480 tokens
+    overlong_start_check: str = "warn"  # first rollout mostly in the penalty zone: warn, fail or off
 
     def __post_init__(self) -> None:
         check(self.loss_type in LOSS_TYPES, "algo.loss_type", f"unknown {self.loss_type!r}; one of {LOSS_TYPES}")
+        check(
+            0 < self.overlong_buffer_frac < 1,
+            "algo.overlong_buffer_frac",
+            f"must be in (0, 1) (got {self.overlong_buffer_frac})",
+        )
+        check(
+            self.overlong_start_check in ("fail", "warn", "off"),
+            "algo.overlong_start_check",
+            f"unknown {self.overlong_start_check!r}; one of fail, warn, off",
+        )
         check(
             self.scale_rewards in ("group", "batch", "none"),
             "algo.scale_rewards",

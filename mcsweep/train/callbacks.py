@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import resource
 import time
+from dataclasses import replace
 
 import torch
 from accelerate.utils import gather_object
@@ -17,7 +18,7 @@ from transformers import TrainerCallback
 from mcsweep.algo.temperature import Schedule
 from mcsweep.train import tracking
 from mcsweep.train.eval_split import evaluate_split
-from mcsweep.train.evaluation import EvalSettings
+from mcsweep.train.evaluation import EvalSettings, eval_lengths
 from mcsweep.train.ranks import gather_rows, weight_checksum
 from mcsweep.train.run_store import RunStore
 
@@ -118,8 +119,11 @@ class EvalCallback(BoundCallback):
         return any(r["step"] == step for r in self.store.rows("evals"))
 
     def run(self, step: int) -> dict[str, float]:
-        settings = EvalSettings(**{**self.settings.__dict__, "seed": self.settings.seed + step})
-        t = self.trainer
+        """Evaluate at the current training length (after any extension), the common length and the
+        configured `settings.lengths`, each once, split over the processes."""
+        s, t = self.settings, self.trainer
+        lengths = eval_lengths(t.max_completion_length, s.common_length, s.lengths)
+        settings = replace(s, seed=s.seed + step, lengths=lengths, train_length=t.max_completion_length)
         summaries, rows = evaluate_split(
             t.model_wrapped,
             t.processing_class,
@@ -135,7 +139,9 @@ class EvalCallback(BoundCallback):
         self.store.append("eval_samples", rows)
         names = ["eval/pass@1", *[f"eval/pass@1_len{s['max_length']}" for s in summaries[1:]]]
         metrics = {name: s["pass@1"] for name, s in zip(names, summaries, strict=True)}
-        metrics["eval/pass@1_ext"] = summaries[-1]["pass@1"]
+        metrics["eval/pass@1_ext"] = max(summaries, key=lambda s: s["max_length"])["pass@1"]
+        for common in (s for s in summaries if s["common_length"]):
+            metrics["eval/pass@1_common"] = common["pass@1"]
         metrics["eval/diversity"] = summaries[0]["diversity"]
         log.info("step %d: test pass@1 %s", step, {k: round(v, 3) for k, v in metrics.items()})
         return metrics

@@ -7,6 +7,7 @@ a dataset on the HF hub / disk in the same record schema.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 from datasets import Dataset
@@ -61,8 +62,16 @@ def train_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
 
 
 def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
+    """`n_test` problems drawn at random (seed `data.test_seed`) from the whole test split.
+
+    The seed is the sweep's, not the run's, so every arm and seed of a sweep is tested on the same
+    problems; the sample keeps the file's order, so a smaller `n_test` is not a prefix of a larger one."""
     source = cfg.test_source or ("jsonl" if cfg.test_path else cfg.source)
-    return _load(source, cfg.test_set, cfg.test_path or cfg.path, cfg.n_test, world)
+    records = _load(source, cfg.test_set, cfg.test_path or cfg.path, None, world)
+    if cfg.n_test >= len(records):
+        return records
+    keep = sorted(random.Random(f"test-sample-{cfg.test_seed}").sample(range(len(records)), cfg.n_test))
+    return [records[i] for i in keep]
 
 
 def prompt_length(problem: dict, tokenizer, chat_template_kwargs: dict | None = None) -> int:

@@ -57,4 +57,4 @@ def evaluate_split(
     gathered = gather_object([done]) if acc.num_processes > 1 else [done]
     by_batch = sorted((part for per_rank in gathered for part in per_rank), key=lambda part: part[0])
     rows = [row for _, part in by_batch for row in part]
-    return [summarize(rows, step, length, s.samples) for length in s.lengths], rows
+    return [summarize(rows, step, length, s.samples, s.train_length, s.common_length) for length in s.lengths], rows

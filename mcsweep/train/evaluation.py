@@ -1,4 +1,4 @@
-"""Held-out test pass@1 at the training max length and at extended lengths.
+"""Held-out test pass@1 at the run's current training length, the sweep's common length and extra lengths.
 
 One generation at the longest length serves every shorter length: the first L tokens of a sample
 drawn with max length L' > L are distributed exactly as a sample drawn with max length L, so each
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import torch
 
-from mcsweep.algo.diversity import group_diversity
+from mcsweep.algo.diversity import group_diversity, per_sample_diversity
 from mcsweep.algo.truncation_mask import is_truncated
 from mcsweep.evaluator import Evaluator, GradeRequest
 from mcsweep.micro.world import prompt_messages
@@ -28,6 +28,14 @@ class EvalSettings:
     prompts_per_batch: int = 16
     seed: int = 0
     sampler: str = "hf_generate"  # or "fast": mcsweep.train.sampler, generate's samples for the same seed
+    train_length: int | None = None  # the run's current training length (after any extension)
+    common_length: int | None = None  # the sweep's common evaluation length
+
+
+def eval_lengths(train_length: int, common_length: int | None, extra: Sequence[int]) -> tuple[int, ...]:
+    """Each length once: the current training length first, then the others ascending."""
+    rest = {common_length, *extra} - {train_length, None}
+    return (train_length, *sorted(rest))
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,9 @@ def grade_samples(
     """One row per (length, sample) in the run store's eval_samples schema.
 
     A sample is cut at its first end token, so its prefix of `length` tokens is truncated exactly
-    when that prefix does not end in one (the trainer's definition)."""
+    when that prefix does not end in one (the trainer's definition). `passed` is the evaluator's
+    primary comparator; `passed_<name>` holds every comparator it judges (primary and shadows), so
+    arms that train with different comparators can be scored by one fixed judge."""
     views = [
         (length, smp, smp.ids[:length], is_truncated(smp.ids[:length], stops))
         for length in s.lengths
@@ -121,6 +131,7 @@ def grade_samples(
         for n, (_, smp, ids, _) in enumerate(views)
     ]
     results = evaluator.grade_many(requests)
+    primary = evaluator.comparators[0].name
     return [
         {
             "step": step,
@@ -131,6 +142,7 @@ def grade_samples(
             "format": "call" if "fn_name" in smp.problem["input_output"] else "stdin",
             "sample": smp.index,
             "passed": bool(res.passed),
+            **{f"passed_{name}": bool(ok) for name, ok in {primary: res.passed, **res.shadow}.items()},
             "verdict": res.verdict,
             "length": len(ids),
             "truncated": truncated,
@@ -140,24 +152,38 @@ def grade_samples(
     ]
 
 
-def _pass_at_1(rows: Sequence[dict]) -> float:
+def _pass_at_1(rows: Sequence[dict], column: str = "passed") -> float:
     """Mean over problems of c/n: the unbiased pass@1 estimator with n samples per problem."""
     by_problem: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
-        by_problem[r["problem_id"]].append(r["passed"])
+        by_problem[r["problem_id"]].append(r[column])
     return sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem) if by_problem else float("nan")
 
 
-def summarize(rows: Sequence[dict], step: int, length: int, samples: int) -> dict:
-    """One evals.jsonl row: pass@1 overall, by difficulty and by format, plus length and diversity."""
+def summarize(
+    rows: Sequence[dict],
+    step: int,
+    length: int,
+    samples: int,
+    train_length: int | None = None,
+    common_length: int | None = None,
+) -> dict:
+    """One evals.jsonl row: pass@1 overall, by difficulty and by format, plus length and diversity.
+
+    `train_length` / `common_length` flag the row measured at the run's current training length and
+    at the sweep's common length, the one every arm shares."""
     rows = [r for r in rows if r["max_length"] == length]
     out = {
         "step": step,
         "max_length": length,
+        "train_length": length == train_length,
+        "common_length": length == common_length,
         "n_problems": len({r["problem_id"] for r in rows}),
         "k": samples,
         "pass@1": _pass_at_1(rows),
     }
+    for judge in sorted({k.removeprefix("passed_") for r in rows for k in r if k.startswith("passed_")}):
+        out[f"pass@1/judge_{judge}"] = _pass_at_1(rows, f"passed_{judge}")
     for key, values in (("difficulty", ("easy", "medium", "hard")), ("format", ("stdin", "call"))):
         for v in values:
             out[f"pass@1/{v}"] = _pass_at_1([r for r in rows if r[key] == v])
@@ -165,6 +191,7 @@ def summarize(rows: Sequence[dict], step: int, length: int, samples: int) -> dic
     for r in rows:
         groups[r["problem_id"]].append(r["ids"])
     out["diversity"] = sum(group_diversity(g) for g in groups.values()) / max(len(groups), 1)
+    out["diversity_per_sample"] = per_sample_diversity([r["ids"] for r in rows])
     out["mean_length"] = sum(r["length"] for r in rows) / max(len(rows), 1)
     out["truncated_frac"] = sum(r["truncated"] for r in rows) / max(len(rows), 1)
     return out
@@ -176,5 +203,5 @@ def evaluate(
     """(summary rows, one per length; sample rows) for the policy at `step`."""
     samples = sample_completions(model, tokenizer, problems, s)
     rows = grade_samples(samples, s, tokenizer, evaluator, step, stop_ids(model, tokenizer))
-    summaries = [summarize(rows, step, length, s.samples) for length in s.lengths]
+    summaries = [summarize(rows, step, length, s.samples, s.train_length, s.common_length) for length in s.lengths]
     return summaries, rows

@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from trl.rewards import get_soft_overlong_punishment
+
 from mcsweep.evaluator import Evaluator, GradeRequest
 
 
@@ -66,3 +68,43 @@ class ExecutionReward:
                 sum(p != (r > 0) for p, r in zip(passed, self.last.rewards, strict=True)) / n
             )
         return out
+
+
+class ScaledOverlongPunishment:
+    """DAPO's soft overlong punishment (TRL's formula) with its buffer a fraction of the max length.
+
+    DAPO uses 4096 of 20480 tokens (0.2); a fixed token count does not carry over between scales.
+    The trainer sets `max_completion_len` on context extension, and the buffer follows it."""
+
+    __name__ = "soft_overlong_punishment_reward"
+
+    def __init__(self, max_completion_len: int, buffer_frac: float) -> None:
+        self.max_completion_len, self.buffer_frac = max_completion_len, buffer_frac
+
+    @property
+    def buffer(self) -> int:
+        return max(1, round(self.buffer_frac * self.max_completion_len))
+
+    @property
+    def penalty_start(self) -> int:
+        """Responses longer than this many tokens are penalised."""
+        return self.max_completion_len - self.buffer
+
+    def __call__(self, completion_ids: list[list[int]], **kwargs) -> list[float]:
+        return get_soft_overlong_punishment(self.max_completion_len, self.buffer)(completion_ids)
+
+
+def check_natural_length(lengths: list[int], shaping: ScaledOverlongPunishment, threshold: float = 0.5) -> str | None:
+    """A message when more than `threshold` of a rollout's responses already sit in the penalty zone.
+
+    Run on the first rollout: the shaping should only punish overlong answers, not shorten the
+    policy's natural ones (at micro scale a 32-token buffer did, and length and pass@1 collapsed)."""
+    inside = sum(n > shaping.penalty_start for n in lengths) / max(len(lengths), 1)
+    if inside <= threshold:
+        return None
+    return (
+        f"DAPO overlong shaping: {inside:.0%} of the first rollout's responses are longer than the penalty's "
+        f"start ({shaping.penalty_start} of {shaping.max_completion_len} tokens, buffer {shaping.buffer}); "
+        "the shaping would shorten the policy's natural answers. Raise context.max_completion_length or "
+        "lower algo.overlong_buffer_frac (algo.overlong_start_check=warn|off to go on anyway)"
+    )

@@ -15,8 +15,8 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 import mcsweep
-from mcsweep.algo.temperature import choose, probe_table, schedule_from_config
-from mcsweep.config.schema import RunConfig
+from mcsweep.algo.temperature import choose, measured_target, probe_table, schedule_from_config
+from mcsweep.config.schema import COMPARATORS, RunConfig
 from mcsweep.evaluator import Evaluator
 from mcsweep.gpu.batching import batch_layout
 from mcsweep.gpu.layout import max_model_len
@@ -29,7 +29,7 @@ from mcsweep.train import callbacks as cb
 from mcsweep.train import tracking
 from mcsweep.train.data import DataError, fitting_prompts, prompt_dataset, test_problems, train_problems
 from mcsweep.train.evaluation import EvalSettings, sample_completions
-from mcsweep.train.reward import ExecutionReward
+from mcsweep.train.reward import ExecutionReward, ScaledOverlongPunishment
 from mcsweep.train.run_store import RunStore
 from mcsweep.train.tracking import axis_options, start_wandb
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
@@ -156,9 +156,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
 def reward_funcs(cfg: RunConfig, reward: ExecutionReward) -> list:
     funcs: list = [reward]
     if cfg.algo.overlong_shaping:
-        from trl.rewards import get_soft_overlong_punishment
-
-        funcs.append(get_soft_overlong_punishment(cfg.context.max_completion_length, cfg.algo.overlong_buffer))
+        funcs.append(ScaledOverlongPunishment(cfg.context.max_completion_length, cfg.algo.overlong_buffer_frac))
     return funcs
 
 
@@ -180,9 +178,15 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
         )
         return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
 
-    table = probe_table(sample, t.candidates, cfg.batch.group_size)
-    chosen = choose(table, t.target_diversity)
-    store.write_json("temperature_probe.json", {"table": table, "target": t.target_diversity, "chosen": chosen})
+    target, pilots = t.target_diversity, []
+    if t.target_from is not None:
+        target, pilots = measured_target(t.target_from, cfg.runs_root, t.measure)
+    table = probe_table(sample, t.candidates, cfg.batch.group_size, t.measure)
+    chosen = choose(table, target)
+    store.write_json(
+        "temperature_probe.json",
+        {"table": table, "measure": t.measure, "target": target, "target_from": pilots, "chosen": chosen},
+    )
     log.info("diversity probe %s -> temperature %.2f", table, chosen)
     return chosen
 
@@ -209,7 +213,13 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     train, test = fitting_problems(cfg, store, tokenizer, world)
     reward = ExecutionReward(evaluator)
     mask = MaskSettings(
-        cfg.masking.mode, cfg.masking.rho, cfg.masking.non_incorrect, cfg.context.repeat_window, cfg.seed
+        cfg.masking.mode,
+        cfg.masking.rho,
+        cfg.masking.non_incorrect,
+        cfg.context.repeat_window,
+        cfg.seed,
+        repeat_detector=cfg.masking.repeat_detector,
+        normaliser=cfg.masking.normaliser,
     )
     trainer = MicroCoderGRPOTrainer(
         model=model,
@@ -221,6 +231,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         mask=mask,
         sampler=cfg.rollout.sampler,
         shared_prompt=cfg.train.shared_prompt,
+        overlong_start_check=cfg.algo.overlong_start_check,
     )
     # The probe samples with the trainer's model, which is on the training device by now.
     schedule = schedule_from_config(cfg.temperature, pick_temperature(cfg, trainer.model, tokenizer, train, store))
@@ -228,10 +239,11 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     settings = EvalSettings(
         cfg.train.eval_samples,
         cfg.train.eval_temperature,
-        tuple(dict.fromkeys([cfg.context.max_completion_length, *cfg.context.eval_lengths])),
+        tuple(cfg.context.eval_lengths),
         prompts_per_batch=cfg.train.eval_prompts_per_batch,
         seed=cfg.seed,
         sampler=cfg.rollout.sampler,
+        common_length=cfg.context.common_length,
     )
     for callback in (
         cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),
@@ -247,14 +259,16 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
 
 
 def make_evaluator(cfg: RunConfig, shadow: bool) -> Evaluator:
-    """The sandboxed judge as the `evaluator` group sets it (shadow comparators only where logged)."""
+    """The sandboxed judge as the `evaluator` group sets it. With `shadow`, every other comparator
+    judges too (the configured shadows first): test samples are graded by both in every arm."""
     e = cfg.evaluator
+    others = [c for c in COMPARATORS if c != e.comparator]
     return Evaluator(
         comparator=e.comparator,
         workers=e.workers,
         timeout_s=e.timeout_s,
         memory_mb=e.memory_mb,
-        shadow_comparators=tuple(e.shadow) if shadow else (),
+        shadow_comparators=tuple(dict.fromkeys([*e.shadow, *others])) if shadow else (),
     )
 
 
@@ -350,14 +364,16 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
 
 
 def final_summary(store: RunStore) -> dict:
-    """Test pass@1 of the last evaluation, at the training and the longest evaluation length."""
+    """Test pass@1 of the last evaluation, at the training, the common and the longest evaluation length."""
     evals = store.rows("evals")
     if not evals:
         return {"run_dir": str(store.path)}
     last = [r for r in evals if r["step"] == evals[-1]["step"]]
+    common = [r["pass@1"] for r in last if r.get("common_length")]
     return {
         "step": last[0]["step"],
         "pass@1": last[0]["pass@1"],
-        "pass@1_ext": last[-1]["pass@1"],
+        "pass@1_ext": max(last, key=lambda r: r["max_length"])["pass@1"],
+        **({"pass@1_common": common[0]} if common else {}),
         "run_dir": str(store.path),
     }

@@ -15,6 +15,7 @@ Anything else is stock TRL.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 
@@ -23,9 +24,12 @@ from trl import GRPOTrainer
 from trl.trainer.utils import add_fused_lm_head
 
 from mcsweep.algo import truncation_mask
-from mcsweep.algo.diversity import distinct_n, mean_group_diversity
+from mcsweep.algo.diversity import distinct_n, mean_group_diversity, per_sample_diversity
 from mcsweep.train import sampler as fast_sampler
+from mcsweep.train.reward import ScaledOverlongPunishment, check_natural_length
 from mcsweep.train.shared_prompt import shared_prompt_logps, shares_prompts
+
+log = logging.getLogger(__name__)
 
 SAMPLERS = ("hf_generate", "fast")
 
@@ -37,6 +41,8 @@ class MaskSettings:
     non_incorrect: str
     repeat_window: int
     seed: int
+    repeat_detector: str = "any_period"
+    normaliser: str = "exclude_masked"  # or keep_masked: masked tokens stay in the loss normaliser
 
 
 @dataclass
@@ -57,7 +63,14 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
     """
 
     def __init__(
-        self, *args, reward, mask: MaskSettings, sampler: str = "hf_generate", shared_prompt: bool = False, **kwargs
+        self,
+        *args,
+        reward,
+        mask: MaskSettings,
+        sampler: str = "hf_generate",
+        shared_prompt: bool = False,
+        overlong_start_check: str = "warn",
+        **kwargs,
     ) -> None:
         if sampler not in SAMPLERS:
             raise ValueError(f"unknown sampler {sampler!r}; one of {SAMPLERS}")
@@ -67,6 +80,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self.sampler, self.shared_prompt = sampler, shared_prompt
         self.execution_reward = reward
         self.mask_settings = mask
+        self.overlong_start_check = overlong_start_check
         self.rollout_log = RolloutLog()
         self.phase_seconds = {"generation": 0.0, "score": 0.0}
 
@@ -168,7 +182,9 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         if self.model.training:
             self.rollout_log.step = self.state.global_step
             output["advantages"] = self._mask_advantages(output["advantages"])
+            self._normalise_without_masked(output)
             self._log_diversity()
+            self._check_overlong_shaping()
         self.phase_seconds["score"] += time.perf_counter() - start
         return output
 
@@ -183,6 +199,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             rho=s.rho,
             non_incorrect=s.non_incorrect,
             repeat_window=s.repeat_window,
+            repeat_detector=s.repeat_detector,
             stop_ids=[*self.eos_token_ids, self._tokenizer.pad_token_id],
             draws=truncation_mask.mask_draws(s.seed, self.state.global_step, self.accelerator.process_index, len(ids)),
         )
@@ -193,9 +210,41 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             self._metrics["train"][name].append(value)
         return masked
 
+    def _normalise_without_masked(self, output: dict) -> None:
+        """With `exclude_masked`, zero the completion mask of masked responses (TRL's
+        `mask_truncated_completions` convention, and current rllm's), so that their tokens leave the
+        token-level normaliser: a higher mask rate no longer shrinks every other response's step.
+        Logs `mask/masked_token_frac`, the masked responses' share of the rollout's tokens."""
+        mask = output["completion_mask"]
+        keep = torch.as_tensor(~self.rollout_log.decision.masked, device=mask.device).unsqueeze(1)
+        total = self.accelerator.gather(mask.sum()).sum()
+        kept = self.accelerator.gather((mask * keep).sum()).sum()
+        self._metrics["train"]["mask/masked_token_frac"].append(float(1 - kept / total.clamp(min=1)))
+        if self.mask_settings.normaliser == "exclude_masked":
+            output["completion_mask"] = mask * keep.to(mask.dtype)
+            output["num_items_in_batch"] = kept
+
     def _log_diversity(self) -> None:
         ids = self.rollout_log.completion_ids
         metrics = self._metrics["train"]
         metrics["diversity/group_4gram"].append(mean_group_diversity(ids, self.num_generations, 4))
+        metrics["diversity/per_sample_4gram"].append(per_sample_diversity(ids, 4))
         metrics["diversity/within_distinct2"].append(sum(distinct_n(x, 2) for x in ids) / max(len(ids), 1))
         metrics["temperature"].append(self.temperature)
+
+    def _check_overlong_shaping(self) -> None:
+        """Log the share of responses inside DAPO's penalty zone; on the first rollout, warn or fail
+        when most of the policy's natural answers already sit there (`algo.overlong_start_check`)."""
+        shaping = next((f for f in self.reward_funcs if isinstance(f, ScaledOverlongPunishment)), None)
+        if shaping is None:
+            return
+        lengths = [len(x) for x in self.rollout_log.completion_ids]
+        inside = sum(n > shaping.penalty_start for n in lengths) / max(len(lengths), 1)
+        self._metrics["train"]["overlong/penalised_frac"].append(inside)
+        if self.state.global_step != 0 or self.overlong_start_check == "off":
+            return
+        message = check_natural_length(lengths, shaping)
+        if message and self.overlong_start_check == "fail":
+            raise RuntimeError(message)
+        if message:
+            log.warning(message)

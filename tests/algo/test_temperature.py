@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from mcsweep.algo.diversity import distinct_n, group_diversity, mean_group_diversity
-from mcsweep.algo.temperature import Schedule, choose, probe_table, schedule_from_config
+from mcsweep.algo.diversity import distinct_n, group_diversity, mean_group_diversity, per_sample_diversity
+from mcsweep.algo.temperature import Schedule, choose, measured_target, probe_table, schedule_from_config
 from mcsweep.config.schema import TemperatureConfig
 
 
@@ -48,3 +50,37 @@ def test_diversity_measures():
     assert group_diversity([[1, 2, 3, 4], [1, 2, 3, 4]]) == 0.5
     assert mean_group_diversity([[1, 2, 3, 4]] * 2 + [[1, 2, 3, 4], [4, 3, 2, 1]], 2) == pytest.approx(0.75)
     assert distinct_n([7, 8, 7, 8, 7, 8], 2) == pytest.approx(2 / 5)
+
+
+def test_per_sample_diversity_is_not_capped_by_the_group_size():
+    """Identical samples: pooled D is 1/G (0.125 at G=8), per-sample D keeps each response's own value."""
+    response = list(range(20))
+    assert mean_group_diversity([response] * 8, 8) == pytest.approx(1 / 8)
+    assert per_sample_diversity([response] * 8) == pytest.approx(1.0)
+    assert per_sample_diversity([[1, 2, 3] * 10]) == pytest.approx(3 / 27)  # a loop drives it down
+    assert per_sample_diversity([[1, 2]]) == 0.0  # no 4-gram at all
+
+
+def _pilot(folder, diversities):
+    """A run folder whose metrics.jsonl holds the given per-step diversities (test fixture, not a run)."""
+    folder.mkdir(parents=True)
+    rows = [
+        {"step": i + 1, "diversity/group_4gram": d, "diversity/per_sample_4gram": d / 2}
+        for i, d in enumerate(diversities)
+    ]
+    (folder / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_target_is_the_diversity_a_pilot_run_converged_to(tmp_path):
+    _pilot(tmp_path / "pilot_sweep" / "run_a", [0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.7])
+    _pilot(tmp_path / "pilot_sweep" / "run_b", [0.9, 0.6, 0.5, 0.5, 0.5, 0.5, 0.5])
+    run_a = tmp_path / "pilot_sweep" / "run_a"
+    assert measured_target(str(run_a), str(tmp_path), "pooled")[0] == pytest.approx(0.7)
+    assert measured_target("run_a", str(tmp_path), "pooled")[0] == pytest.approx(0.7)  # by run id
+    assert measured_target("run_a", str(tmp_path), "per_sample")[0] == pytest.approx(0.35)
+    target, runs = measured_target("pilot_sweep", str(tmp_path), "pooled")  # by sweep: mean of finals
+    assert target == pytest.approx(0.6) and len(runs) == 2
+    with pytest.raises(ValueError, match=r"temperature\.target_from: 'nope'"):
+        measured_target("nope", str(tmp_path), "pooled")
+    table = [{"temperature": 0.6, "diversity": 0.5}, {"temperature": 1.2, "diversity": 0.65}]
+    assert choose(table, target) == 1.2 and choose(table, 0.5) == 0.6

@@ -93,3 +93,56 @@ def test_draws_replay_by_seed_step_and_process():
     assert np.array_equal(tm.mask_draws(3, 7, 0, 8), tm.mask_draws(3, 7, 0, 8))
     assert not np.array_equal(tm.mask_draws(3, 7, 0, 8), tm.mask_draws(3, 8, 0, 8))
     assert not np.array_equal(tm.mask_draws(3, 7, 0, 8), tm.mask_draws(3, 7, 1, 8))
+
+
+def test_period_agnostic_detector_sees_loops_whose_period_does_not_divide_m():
+    """A period-3 loop at m=4: the paper's repeat(o, m) misses it, the any-period detector does not."""
+    loop3 = [9, 1] + [5, 6, 7] * 4  # last 8 tokens: 6 7 5 6 | 7 5 6 7
+    assert not tm.is_repeat(loop3, 4) and tm.is_periodic_tail(loop3, 4)
+    loop4 = [9] + [5, 6, 7, 8] * 3
+    assert tm.is_repeat(loop4, 4) and tm.is_periodic_tail(loop4, 4)  # the literal case is kept
+    plain = [5, 6, 7, 8, 9, 10, 11, 12, 13]
+    assert not tm.is_periodic_tail(plain, 4) and not tm.is_periodic_tail(loop3[-7:], 4)
+
+    ids, verdicts, rewards = [loop3, plain], ["no_code", "no_code"], [0.0, 0.0]
+    literal = tm.decide(
+        ids,
+        verdicts,
+        rewards,
+        mode="conditional",
+        rho=1.0,
+        non_incorrect="no_answer",
+        repeat_window=4,
+        stop_ids=STOP,
+        draws=np.zeros(2),
+        repeat_detector="literal",
+    )
+    periodic = tm.decide(
+        ids,
+        verdicts,
+        rewards,
+        mode="conditional",
+        rho=1.0,
+        non_incorrect="no_answer",
+        repeat_window=4,
+        stop_ids=STOP,
+        draws=np.zeros(2),
+    )
+    assert literal.masked.tolist() == [True, True]  # the loop is taken for a plain truncation
+    assert periodic.masked.tolist() == [False, True]
+    stats = tm.group_stats(literal, 2)
+    assert (stats["mask/repetitive_literal"], stats["mask/repetitive_any_period"]) == (0.0, 1.0)
+    assert stats["mask/repetitive"] == 0.0 and tm.group_stats(periodic, 2)["mask/repetitive"] == 1.0
+    with pytest.raises(ValueError, match="unknown repeat detector 'fuzzy'"):
+        tm.decide(
+            ids,
+            verdicts,
+            rewards,
+            mode="none",
+            rho=0.0,
+            non_incorrect="no_answer",
+            repeat_window=4,
+            stop_ids=STOP,
+            draws=np.zeros(2),
+            repeat_detector="fuzzy",
+        )

@@ -25,7 +25,20 @@ def problem_file(tmp_path):
 def test_file_training_set_is_tested_on_the_micro_test_split(problem_file):
     cfg = DataConfig(source="jsonl", path=str(problem_file), test_source="micro", n_test=7)
     assert [p["id"] for p in train_problems(cfg, WORLD)] == [p["id"] for p in problem_set("hard", WORLD, 5)]
-    assert [p["id"] for p in load_test_problems(cfg, WORLD)] == [p["id"] for p in problem_set("test", WORLD, 7)]
+    whole = {p["id"] for p in problem_set("test", WORLD)}
+    assert {p["id"] for p in load_test_problems(cfg, WORLD)} <= whole
+
+
+def test_test_problems_are_a_seeded_sample_not_the_first_rows():
+    """Same sample for every run seed of a sweep; another test_seed draws another; never the prefix."""
+    ids = [p["id"] for p in load_test_problems(DataConfig(n_test=20), WORLD)]
+    assert ids == [p["id"] for p in load_test_problems(DataConfig(n_test=20), WORLD)]
+    assert ids != [p["id"] for p in problem_set("test", WORLD, 20)]
+    assert set(ids) <= {p["id"] for p in problem_set("test", WORLD)} and len(set(ids)) == 20
+    other = [p["id"] for p in load_test_problems(DataConfig(n_test=20, test_seed=1), WORLD)]
+    assert other != ids
+    difficulties = {p["difficulty"] for p in load_test_problems(DataConfig(n_test=20), WORLD)}
+    assert len(difficulties) > 1
 
 
 def test_without_test_source_the_file_is_the_test_source(problem_file):

@@ -24,6 +24,7 @@ ARGS = [
     "train.eval_every=10",
     "context.max_completion_length=24",
     "context.eval_lengths=[24,32]",
+    "context.common_eval_length=32",
     "context.repeat_window=4",
 ]
 

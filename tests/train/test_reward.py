@@ -7,7 +7,8 @@ import pytest
 from mcsweep.evaluator import Evaluator
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.micro.world import problem_set
-from mcsweep.train.reward import ExecutionReward
+from mcsweep.train.reward import ExecutionReward, ScaledOverlongPunishment, check_natural_length
+from mcsweep.train.run import train
 
 
 @pytest.fixture(scope="module")
@@ -46,3 +47,41 @@ def test_crashing_solution_scores_zero_as_runtime_error(evaluator):
         problem_id=[problem["id"]],
     )
     assert got == [0.0] and reward.last.verdicts == ["runtime_error"]
+
+
+def test_overlong_buffer_is_a_fraction_of_the_length_and_follows_extension():
+    """DAPO's 4096 of 20480 tokens; at 112 tokens the penalty starts at 90, not at 80 (fixed 32)."""
+    assert ScaledOverlongPunishment(20480, 0.2).buffer == 4096
+    shaping = ScaledOverlongPunishment(112, 0.2)
+    assert (shaping.buffer, shaping.penalty_start) == (22, 90)
+    assert shaping([[0] * 90, [0] * 101, [0] * 112, [0] * 113]) == [0.0, -0.5, -1.0, -1.0]
+    shaping.max_completion_len = 224  # what set_max_completion_length does on context extension
+    assert (shaping.buffer, shaping.penalty_start) == (45, 179)
+    assert shaping([[0] * 112]) == [0.0]
+
+
+def test_natural_length_check_flags_a_policy_that_mostly_sits_in_the_penalty_zone():
+    shaping = ScaledOverlongPunishment(112, 0.2)
+    assert check_natural_length([60, 80, 95, 100], shaping) is None  # half inside: not "mostly"
+    message = check_natural_length([60, 95, 100, 112], shaping)
+    assert "75%" in message and "penalty's start (90 of 112 tokens, buffer 22)" in message
+
+
+def test_first_rollout_in_the_penalty_zone_fails_the_run_when_asked(tiny_run):
+    """A real DAPO run whose answers (cut at 24 tokens) all sit past the penalty's start (20)."""
+    cfg, raw = tiny_run(
+        [
+            "algo=dapo",
+            "algo.overlong_start_check=fail",
+            "train.steps=1",
+            "train.eval_at_start=false",
+            "batch.train_batch=2",
+            "batch.mini_batch=2",
+            "batch.group_size=4",
+            "context.max_completion_length=24",
+            "context.eval_lengths=[24]",
+            "context.repeat_window=4",
+        ]
+    )
+    with pytest.raises(RuntimeError, match=r"DAPO overlong shaping: \d+% of the first rollout"):
+        train(cfg, raw)

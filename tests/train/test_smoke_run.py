@@ -38,6 +38,9 @@ def test_two_step_run_writes_a_complete_run_folder(tiny_run):
         "completions/clipped_ratio",
         "entropy",
         "diversity/group_4gram",
+        "diversity/per_sample_4gram",
+        "mask/masked_token_frac",
+        "mask/repetitive_any_period",
         "mask/masked_frac",
         "temperature",
         "time/generation_s",
@@ -49,9 +52,12 @@ def test_two_step_run_writes_a_complete_run_folder(tiny_run):
     ):
         assert col in metrics.columns, col
     evals = store.read("evals")
-    assert sorted(evals["max_length"].unique()) == [160, 256] and evals["step"].tolist() == [0, 0, 2, 2]
+    # the training length, the sweep's common length (context.common_eval_length) and eval_lengths
+    assert sorted(evals["max_length"].unique()) == [160, 224, 256] and evals["step"].tolist() == [0] * 3 + [2] * 3
+    assert evals.groupby("step")[["train_length", "common_length"]].sum().eq(1).all().all()
+    assert evals.loc[evals["common_length"], "max_length"].eq(224).all()
     samples = store.read("eval_samples")
-    assert len(samples) == 2 * 2 * 4 * 2  # evaluations x lengths x problems x samples
+    assert len(samples) == 2 * 3 * 4 * 2  # evaluations x lengths x problems x samples
     assert (store.path / "checkpoints" / "checkpoint-2").is_dir()
 
 

@@ -33,7 +33,7 @@ class ScriptedReward(ExecutionReward):
         return rewards
 
 
-def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None):
+def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None, normaliser="exclude_masked"):
     cfg, _ = tiny_run(
         [
             "batch.train_batch=2",
@@ -45,7 +45,7 @@ def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None):
         ]
     )
     model, tokenizer = load_policy(cfg)
-    args = grpo_args(cfg, RunStore(tmp_path / "run").create(), 1.0)
+    args = grpo_args(cfg, RunStore(tmp_path / f"run-{normaliser}").create(), 1.0)
     args.report_to, args.generation_kwargs = [], generation_kwargs
     reward = ScriptedReward(evaluator=None)
     trainer = MicroCoderGRPOTrainer(
@@ -55,7 +55,7 @@ def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None):
         processing_class=tokenizer,
         reward=reward,
         train_dataset=prompt_dataset(train_problems(cfg.data, policy_spec(cfg).world)),
-        mask=MaskSettings(mode, rho, "no_answer", 4, seed=7),
+        mask=MaskSettings(mode, rho, "no_answer", 4, seed=7, normaliser=normaliser),
     )
     return trainer, tokenizer
 
@@ -92,6 +92,39 @@ def test_masked_advantages_equal_the_hand_computation(tiny_run, tmp_path, mode, 
     assert torch.allclose(out["advantages"], expected, atol=1e-5)
     assert torch.all(out["advantages"][G:] == 0)  # all-equal rewards give zero advantages
     assert truncated[:G].any(), "the case needs truncated responses (max length 24)"
+
+
+def _gradient(trainer, output) -> torch.Tensor:
+    """The loss's gradient for one update on `output`, as TRL's training step computes it."""
+    trainer.current_gradient_accumulation_steps = trainer.args.gradient_accumulation_steps
+    trainer.model.zero_grad()
+    trainer.compute_loss(trainer.model, output).backward()
+    return torch.cat([p.grad.flatten() for p in trainer.model.parameters() if p.grad is not None])
+
+
+def test_masked_tokens_leave_the_loss_normaliser(tiny_run, tmp_path):
+    """Same rollout, both conventions: keeping masked tokens scales the step by the unmasked share."""
+    outputs, grads = {}, {}
+    for normaliser in ("keep_masked", "exclude_masked"):
+        trainer, _ = _trainer(tiny_run, tmp_path, "all_failed", 1.0, normaliser=normaliser)
+        torch.manual_seed(0)
+        outputs[normaliser] = out = _rollout(trainer)
+        grads[normaliser] = _gradient(trainer, out)
+        decision, ids = trainer.rollout_log.decision, trainer.rollout_log.completion_ids
+        (frac,) = trainer._metrics["train"]["mask/masked_token_frac"]
+        outputs[normaliser]["ids"] = ids
+    assert outputs["keep_masked"]["ids"] == outputs["exclude_masked"]["ids"]  # one rollout, seeded
+    lengths = torch.tensor([len(x) for x in ids], dtype=torch.float32)
+    kept = lengths[torch.as_tensor(~decision.masked)].sum()
+    assert decision.masked.any() and kept > 0, "the case needs masked and unmasked responses"
+    assert frac == pytest.approx(float(1 - kept / lengths.sum()))
+    assert outputs["keep_masked"]["num_items_in_batch"] == lengths.sum()
+    assert outputs["exclude_masked"]["num_items_in_batch"] == kept
+    assert not outputs["exclude_masked"]["completion_mask"][torch.as_tensor(decision.masked)].any()
+    assert grads["keep_masked"].abs().sum() > 0
+    torch.testing.assert_close(
+        grads["exclude_masked"], grads["keep_masked"] * lengths.sum() / kept, rtol=1e-4, atol=1e-7
+    )
 
 
 def test_truncated_loops_escape_the_conditional_mask(tiny_run, tmp_path):
@@ -145,15 +178,17 @@ def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run
 
 
 def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
+    """Training and evaluation follow the extension; every evaluation also grades the common length."""
     cfg, _ = tiny_run(
         [
             "context.max_completion_length=16",
-            "context.eval_lengths=[16,32]",
+            "context.eval_lengths=[16]",
             "context.extend_to=32",
             "context.extend_at_step=2",
+            "context.common_eval_length=40",
             "context.repeat_window=4",
             "train.steps=3",
-            "train.eval_at_start=false",
+            "train.eval_at_start=true",
             "train.eval_every=100",
             "batch.train_batch=2",
             "batch.mini_batch=2",
@@ -169,3 +204,11 @@ def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
     lengths = {r["step"]: r["completions/max_length"] for r in store.rows("metrics") if "completions/max_length" in r}
     assert lengths[1] <= 16 and lengths[2] <= 16 and 16 < lengths[3] <= 32
     assert trainer.max_completion_length == trainer.generation_config.max_new_tokens == 32
+    evals = {(r["step"], r["max_length"]): (r["train_length"], r["common_length"]) for r in store.rows("evals")}
+    assert evals == {
+        (0, 16): (True, False),
+        (0, 40): (False, True),
+        (3, 16): (False, False),
+        (3, 32): (True, False),
+        (3, 40): (False, True),
+    }
