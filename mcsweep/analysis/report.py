@@ -143,13 +143,13 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
     ev = frame[(frame["sweep"] == "table1") & (frame["file"] == "evals")]
     if ev.empty:
         return pd.DataFrame()
-    lengths = sorted(ev["max_length"].dropna().unique())
+    # The rows flagged as the training length (evals@train/*); stores older than the flag: the shortest.
+    flagged = set(ev.loc[ev["metric"].str.startswith("evals@train/"), "max_length"].dropna())
+    train = flagged or {min(ev["max_length"].dropna(), default=None)}
     last = ev[ev["step"] == ev.groupby("run_id")["step"].transform("max")].assign(row=ev["algo"].astype(str))
     first = ev[ev["step"] == 0].assign(row="untrained (step 0)")
     both = pd.concat([first.drop_duplicates(["seed", "max_length", "metric"]), last])
-    both = both.assign(
-        length=both["max_length"].map(lambda v: f"train {v:g}" if v == lengths[0] else f"extended {v:g}")
-    )
+    both = both.assign(length=both["max_length"].map(lambda v: f"train {v:g}" if v in train else f"extended {v:g}"))
     pivot = both.pivot_table(index=["row", "length"], columns="metric", values="value", aggfunc="mean")
     seeds = both.groupby(["row", "length"])["seed"].nunique().rename("seeds")
     cols = {metric: name for name, metric in TABLE1_COLUMNS}

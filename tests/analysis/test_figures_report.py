@@ -83,3 +83,18 @@ def test_short_curves_are_not_flattened_by_smoothing() -> None:
     assert np.array_equal(smooth(three), three)  # 3 evaluations: drawn and judged as measured
     long = np.arange(40, dtype=float) % 2
     assert smooth(long)[20] == pytest.approx(np.mean(long[18:23]))  # a 5-point window on a long series
+
+
+def test_table1_labels_the_flagged_training_length_not_the_shortest() -> None:
+    """A run trained at 224 and also tested at 160: 'train' is the flagged length (evals@train/*)."""
+    rows = [
+        (step, length, metric, 0.5)
+        for step in (0, 10)
+        for length in (160.0, 224.0)
+        for metric in ["evals/pass@1"] + (["evals@train/pass@1"] if length == 224.0 else [])
+    ]
+    frame = pd.DataFrame(rows, columns=["step", "max_length", "metric", "value"]).assign(
+        sweep="table1", file="evals", run_id="r", algo="dapo", seed=0
+    )
+    labels = {length for _, length in table1(frame).index}
+    assert labels == {"train 224", "extended 160"}, labels
