@@ -91,7 +91,9 @@ def test_every_context_arm_shares_one_common_evaluation_length(scale):
     options = sorted(p.stem for p in (Path(CONF) / "context").glob("*.yaml"))
     commons = set()
     for option in options:
-        cfg = validate_config(_compose([f"scale={scale}", f"context={option}"]))
+        # As the context sweep runs them: long enough for the late extension (sizes.context_steps).
+        overrides = [f"scale={scale}", f"context={option}", "train.steps=${sizes.context_steps}"]
+        cfg = validate_config(_compose(overrides))
         commons.add(cfg.context.common_length)
         assert cfg.context.common_length >= cfg.context.longest_training_length
     assert commons == {cfg.sizes["ctx_long"]}
