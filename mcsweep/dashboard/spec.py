@@ -78,16 +78,19 @@ FIGURE_PANELS: dict[str, tuple[Panel, ...]] = {
     "8_2": (panel(ACC), panel(REWARD), panel(LENGTH)),
     "9_2": (panel(ACC), panel(DIVERSITY), panel(LENGTH)),
     "10_2": (panel(ACC), panel(LENGTH), panel(DIVERSITY)),
-    "11_2": tuple(panel(m, x_label="relative data (steps x batch / smallest batch)") for m in (ACC, LENGTH, DIVERSITY)),
+    "11_2": tuple(
+        panel(m, x_label="data: training step (one update of mini_batch prompts, every arm)")
+        for m in (ACC, LENGTH, DIVERSITY)
+    ),
     "12_2": (panel(ACC), panel(LENGTH), panel(DIVERSITY)),
     "13": (panel(ACC), panel(ACC_EXT), panel(LENGTH), panel(DIVERSITY)),
 }
 """The panels of each figure in ``mcsweep.analysis.figures``, in the figure's order. Where W&B
 cannot draw the figure's axis, the training step stands in: figure 1's length density of final
 samples becomes evaluation mean length over steps, figure 7_2's temperature panels one line per
-evaluation temperature over checkpoints, figure 11_2's relative-data axis the step (W&B cannot
-rescale it per arm); figure 7_2's and 12_2's split of arms into two rows is one panel per metric
-here (the runset groups every arm)."""
+evaluation temperature over checkpoints (figure 11_2's data axis is the step itself: one step is
+one update of mini_batch prompts in every arm); figure 7_2's and 12_2's split of arms into two
+rows is one panel per metric here (the runset groups every arm)."""
 TABLE_1 = tuple(panel(f"evals/pass@1/{c}") for c in ("easy", "medium", "hard", "stdin", "call"))
 """Table 1's columns: pass@1 by difficulty and by format, one line per evaluation length."""
 DEFAULT_PANELS = (panel(ACC), panel(REWARD), panel(LENGTH), panel(DIVERSITY))
