@@ -17,7 +17,7 @@ from mcsweep.config.validate import validate_config
 log = logging.getLogger("mcsweep")
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="config")
+@hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def main(cfg: DictConfig) -> float:
     """Train, evaluate, write the run folder; return the objective (final test pass@1 by default)."""
     run_cfg = validate_config(cfg)

@@ -18,9 +18,10 @@ from mcsweep.analysis import names
 from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD
 from mcsweep.analysis.figures import LABELS, MEMORY, SWEEP_OF_FIGURE
 from mcsweep.analysis.insights import AXIS_OF_SWEEP, INSIGHTS
+from mcsweep.config import CONF_DIR
 from mcsweep.train.tracking import STEP
 
-SWEEPS_DIR = Path(__file__).resolve().parents[2] / "sweeps"
+SWEEPS_DIR = CONF_DIR / "sweep"
 STEP_LABEL = "training step"
 WALL_TIME = "_runtime"
 """W&B's seconds since the run started: figure 6_4's wall-time axis."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from mcsweep.config import CONF_DIR
 from mcsweep.config.schema import RunConfig
 from mcsweep.gpu.batching import batch_layout
 from mcsweep.gpu.layout import ServerLayout, serve_command, train_command
@@ -22,7 +22,7 @@ from mcsweep.gpu.memory import STRATEGIES, check_fits
 from mcsweep.gpu.network import source_ip
 from mcsweep.gpu.preflight import preflight
 
-CONF = str(Path(__file__).resolve().parents[2] / "conf")
+CONF = str(CONF_DIR)
 
 
 def compose_run_config(overrides: list[str]) -> RunConfig:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from pathlib import Path
 
+from mcsweep.config import CONF_DIR
 from mcsweep.config.schema import RunConfig
 
-ACCELERATE_CONFIGS = Path(__file__).resolve().parents[2] / "conf" / "accelerate"
+ACCELERATE_CONFIGS = CONF_DIR / "accelerate"
 TRAIN_PORT = 29500
 
 
