@@ -17,7 +17,7 @@ from typing import TypeVar
 from . import seccomp
 from .limits import DEFAULT_HIDDEN, Isolation, Limits, SandboxError
 from .linux import _PACKAGE_ROOT, grader_trees
-from .messages import Exited, Spawned, SpawnRequest, WaitRequest, ZygoteConfig, encode
+from .messages import Exited, KillRequest, Spawned, SpawnRequest, ZygoteConfig, encode
 
 R = TypeVar("R")
 _BOOT = (
@@ -76,7 +76,7 @@ def _syscall_filter() -> tuple[bytes, list[str], str]:
 
 
 class Slot:
-    """Grader-side handle on one zygote: spawn a child with pipes; wait for it (killing it after a grace)."""
+    """Grader-side handle on one zygote: take a child with pipes; learn its end (killing it after a grace)."""
 
     def __init__(self, hidden: tuple[str, ...] = DEFAULT_HIDDEN, start_timeout: float = 60.0):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -93,7 +93,8 @@ class Slot:
             cwd="/",
         )
         theirs.close()
-        self.pending: RunFds | None = None
+        self.pending: tuple[int, RunFds] | None = None
+        self.runs = 0
         self.sock = ours
         self.sock.settimeout(start_timeout)
         self._send(config)
@@ -105,6 +106,9 @@ class Slot:
             msg = self.sock.recv(1 << 16)
         except OSError as err:
             raise SandboxError(f"zygote did not answer: {err}") from err
+        return self._parse(msg, reply)
+
+    def _parse(self, msg: bytes, reply: type[R]) -> R:
         if not msg:
             raise SandboxError(f"zygote exited (status {self.proc.poll()})")
         try:
@@ -112,44 +116,64 @@ class Slot:
         except (ValueError, TypeError) as err:
             raise SandboxError(f"zygote answered out of protocol: {msg[:80]!r}") from err
 
-    def _send(self, message: ZygoteConfig | SpawnRequest | WaitRequest, fds: list[int] | None = None) -> None:
+    def _send(self, message: ZygoteConfig | SpawnRequest | KillRequest, fds: list[int] | None = None) -> None:
         try:
             socket.send_fds(self.sock, [encode(message)], fds or [])
         except OSError as err:
             raise SandboxError(f"zygote unreachable: {err}") from err
 
-    def take_run(self, limits: Limits) -> RunFds:
-        """The grader's ends of a child waiting for its payload: the pre-forked one, or one forked now."""
+    def take_run(self, limits: Limits) -> tuple[int, RunFds]:
+        """Run number and grader's ends of a child waiting for its payload: the pre-forked one, or one
+        forked now."""
         if self.pending is None:
             theirs, ours = _run_fds()
+            self.runs += 1
             try:
-                self._send(SpawnRequest(limits), theirs)
+                self._send(SpawnRequest(limits, self.runs), theirs)
             finally:
                 _close(theirs)
             spawned = self._recv(Spawned)
             if spawned.error:
                 ours.close()
                 raise SandboxError(f"zygote could not start a run: {spawned.error}")
-            self.pending = ours
+            self.pending = (self.runs, ours)
         run, self.pending = self.pending, None
         return run
 
-    def wait(self, grace: float = 1.0, next_limits: Limits | None = None) -> Exited:
-        """Wait up to ``grace`` s for the run, then kill its tree (``Exited.error`` names a failure to);
-        with ``next_limits``, the zygote pre-forks the next run's child right after answering."""
-        if next_limits is None:
-            self._send(WaitRequest(grace))
-            return self._recv(Exited)
+    def prepare(self, limits: Limits) -> None:
+        """Have the zygote fork the next run's child as soon as the current run ends (while the grader
+        judges it), so that it is set up and waiting when the next test starts."""
         theirs, ours = _run_fds()
         try:
-            self._send(WaitRequest(grace, next_limits), theirs)
+            self._send(SpawnRequest(limits, self.runs + 1, prepare=True), theirs)
         except SandboxError:
             ours.close()
             raise
         finally:
             _close(theirs)
-        self.pending = ours
-        return self._recv(Exited)
+        self.runs += 1
+        self.pending = (self.runs, ours)
+
+    def exited(self, run: int, grace: float) -> Exited:
+        """The run's end as the zygote tells it unasked once the child exits; after ``grace`` s, ask it
+        to kill the run's tree first (``Exited.error`` names a failure to)."""
+        self.sock.settimeout(max(grace, 1e-6))
+        try:
+            msg = self.sock.recv(1 << 16)
+        except TimeoutError:
+            msg = None
+        except OSError as err:
+            raise SandboxError(f"zygote did not answer: {err}") from err
+        finally:
+            self.sock.settimeout(30.0)
+        if msg is None:
+            self._send(KillRequest(run))
+            exited = self._recv(Exited)
+        else:
+            exited = self._parse(msg, Exited)
+        if exited.run != run:
+            raise SandboxError(f"zygote told the end of run {exited.run} while run {run} was going")
+        return exited
 
     def cpu_s(self) -> float:
         """CPU seconds of the zygote plus its reaped children (the runs), from /proc."""
@@ -164,7 +188,7 @@ class Slot:
         """Stop the zygote (it kills and cleans up its current run); remove its cgroup if it could not."""
         self.sock.close()
         if self.pending is not None:
-            self.pending.close()
+            self.pending[1].close()
             self.pending = None
         try:
             self.proc.wait(timeout=10)

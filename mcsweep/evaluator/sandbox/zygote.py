@@ -1,9 +1,12 @@
 """The zygote: a warm fork server, one per pool slot, that never sees code, inputs or outputs.
 
 It sets up isolation once (namespaces, hidden trees, a cgroup, the syscall filter), then serves
-``SpawnRequest`` (fork a child for one test with the three descriptors the grader passed) and
-``WaitRequest`` (wait, kill the run's whole tree, reap, account, remove its working directory). An error
-while handling one run is answered, not raised: the zygote lives on for the next run.
+``SpawnRequest`` (fork a child for one test with the three descriptors the grader passed: now, or, to
+pre-fork the next test's child, as soon as the current run ends) and ``KillRequest`` (the run's wall time
+is over). It watches the running child itself (a pidfd): the moment the child exits, or is killed, it
+kills the run's whole tree, reaps, accounts, removes its working directory and sends ``Exited`` unasked,
+then forks the next child; so a test ends without a round trip from the grader. An error while
+handling one run is answered, not raised: the zygote lives on for the next run.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from . import linux
 from .cgroups import Cgroup, open_cgroup
 from .child import LEETCODE_PRELUDE, ChildSetup, child_main
 from .limits import UID_BASE, Isolation, Limits
-from .messages import Exited, Spawned, SpawnRequest, ZygoteConfig, decode_request, encode
+from .messages import Exited, KillRequest, Spawned, SpawnRequest, ZygoteConfig, decode_request, encode
 
 PRELOAD = [
     "array",
@@ -56,9 +59,10 @@ class _Zygote:
         self.sock, self.tmp_root, self.iso, self.cgroup, self.bpf = sock, tmp_root, iso, cgroup, bpf
         self.counter = 0
         self.pid: int | None = None
+        self.pidfd = -1
+        self.run = 0
         self.uid = 0
         self.workdir = ""
-        self.deferred = ""  # why the last pre-fork failed, told with the next answer
         self.limits: Limits | None = None
 
     def next_uid(self) -> int:
@@ -89,7 +93,7 @@ class _Zygote:
                 child_main(fds[0], fds[1], fds[2], setup)
             with contextlib.suppress(OSError):
                 os.setpgid(pid, pid)
-            self.pid = pid
+            self.pid, self.pidfd = pid, os.pidfd_open(pid)
             return Spawned(pid)
         except Exception:
             self.cleanup()
@@ -99,31 +103,39 @@ class _Zygote:
                 with contextlib.suppress(OSError):
                     os.close(fd)
 
+    def start(self, req: SpawnRequest, fds: list[int]) -> None:
+        """Begin run ``req.run``; a pre-fork that fails ends the run at once, its error told in ``Exited``."""
+        self.run = req.run
+        spawned = self.spawn(req.limits, fds)
+        if req.prepare and spawned.error:
+            self.send(Exited(req.run, None, error=spawned.error))
+        elif not req.prepare:
+            self.send(spawned)
+
     def kill(self) -> None:
         if self.pid is not None:
             for target in (-self.pid, self.pid):
                 with contextlib.suppress(OSError):
                     os.kill(target, signal.SIGKILL)
 
-    def wait(self, grace: float) -> Exited:
-        deferred, self.deferred = self.deferred, ""
-        if self.pid is None:
-            return Exited(None, error=deferred)
+    def finish(self, tell: bool = True) -> None:
+        """End the current run (kill its tree, reap, account, clean up) and send its ``Exited``."""
+        self.kill()
         try:
-            pidfd = os.pidfd_open(self.pid)
-            ready = select.poll()
-            ready.register(pidfd, select.POLLIN)
-            if not ready.poll(max(0, int(grace * 1000))):
-                self.kill()
-            os.close(pidfd)
-            self.kill()
+            os.close(self.pidfd)
             _, status = os.waitpid(self.pid, 0)
         except Exception:
             self.pid = None
-            return Exited(None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
+            self.send(Exited(self.run, None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:]))
+            return
         self.pid = None
         cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
-        return Exited(status, cpu_s, oom, (deferred + " " + self.cleanup()).strip())
+        exited = Exited(self.run, status, cpu_s, oom, self.cleanup())
+        if tell:
+            self.send(exited)
+
+    def send(self, message: Spawned | Exited) -> None:
+        self.sock.sendall(encode(message))
 
     def cleanup(self) -> str:
         """Kill whatever the run left running (its whole cgroup, else every descendant, which come back to
@@ -163,21 +175,34 @@ class _Zygote:
         os.waitpid(sweeper, 0)
 
     def serve(self) -> None:
+        """Requests in order; while a child runs, its exit too (whichever comes first)."""
+        queued: tuple[SpawnRequest, list[int]] | None = None
+        watch = select.poll()
+        watch.register(self.sock, select.POLLIN)
         while True:
+            if self.pid is None and queued is not None:
+                self.start(*queued)
+                queued = None
+            if self.pid is not None:
+                watch.register(self.pidfd, select.POLLIN)
+                ready = {fd for fd, _ in watch.poll()}
+                watch.unregister(self.pidfd)
+                if self.pidfd in ready:
+                    self.finish()
+                    continue
             msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 4)
             if not msg:
                 break
             req = decode_request(msg)
-            if isinstance(req, SpawnRequest):
-                self.sock.sendall(encode(self.spawn(req.limits, fds)))
-                continue
-            self.sock.sendall(encode(self.wait(req.grace)))
-            if req.next is not None:  # pre-fork the next run while the grader judges this one
-                spawned = self.spawn(req.next, fds)
-                self.deferred = spawned.error
-        self.kill()
+            if isinstance(req, KillRequest):
+                if self.pid is not None and req.run == self.run:
+                    self.finish()
+            elif req.prepare:
+                queued = (req, fds)
+            else:
+                self.start(req, fds)
         if self.pid is not None:
-            self.wait(0)
+            self.finish(tell=False)  # the grader is gone
 
 
 def _children_alive() -> bool:
