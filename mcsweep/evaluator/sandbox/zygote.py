@@ -22,9 +22,9 @@ import tempfile
 import time
 import traceback
 
-from . import linux
+from . import linux, seccomp
 from .cgroups import Cgroup, open_cgroup
-from .child import LEETCODE_PRELUDE, ChildSetup, child_main
+from .child import ChildSetup, child_main, load_prelude
 from .limits import UID_BASE, Isolation, Limits
 from .messages import Exited, KillRequest, Spawned, SpawnRequest, ZygoteConfig, decode_request, encode
 
@@ -55,7 +55,9 @@ PRELOAD = [
 class _Zygote:
     """Fork server: one child at a time; forks, kills, reaps, empties the run's cgroup, removes its dir."""
 
-    def __init__(self, sock: socket.socket, tmp_root: str, iso: Isolation, cgroup: Cgroup | None, bpf: bytes):
+    def __init__(
+        self, sock: socket.socket, tmp_root: str, iso: Isolation, cgroup: Cgroup | None, bpf: seccomp.Program | None
+    ):
         self.sock, self.tmp_root, self.iso, self.cgroup, self.bpf = sock, tmp_root, iso, cgroup, bpf
         self.counter = 0
         self.pid: int | None = None
@@ -135,7 +137,8 @@ class _Zygote:
             self.send(exited)
 
     def send(self, message: Spawned | Exited) -> None:
-        self.sock.sendall(encode(message))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the grader is gone: recv tells us
+            self.sock.sendall(encode(message))
 
     def cleanup(self) -> str:
         """Kill whatever the run left running (its whole cgroup, else every descendant, which come back to
@@ -246,7 +249,7 @@ def _ipc_namespace_works() -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
-def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, bytes]:
+def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, seccomp.Program | None]:
     iso = linux.setup_isolation(config.hidden)
     cgroup = None
     if iso.uid_switch:
@@ -267,7 +270,8 @@ def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, bytes]:
     iso.seccomp = list(config.seccomp_denied)
     if config.seccomp_error:
         iso.warnings.append(config.seccomp_error)
-    return iso, cgroup, bytes.fromhex(config.seccomp_bpf)
+    program = bytes.fromhex(config.seccomp_bpf)
+    return iso, cgroup, seccomp.Program(program, linux.libc) if program else None
 
 
 def zygote_main(sock_fd: int) -> None:
@@ -280,7 +284,7 @@ def zygote_main(sock_fd: int) -> None:
     iso, cgroup, bpf = _isolate(config)
     for name in PRELOAD:
         importlib.import_module(name)
-    exec(compile(LEETCODE_PRELUDE, "<prelude>", "exec"), {})
+    load_prelude()
     tmp_root = tempfile.mkdtemp(prefix="mcsweep-eval-")
     os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
     if iso.mount_namespace:
