@@ -185,13 +185,12 @@ def _send(fd: int, data: bytes) -> None:
 def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) -> TestResult:
     """Run test ``index`` in a fresh child (pre-forked by the zygote as the previous test ended): payload
     in, one report out; the zygote kills and reaps the child's whole tree the moment the child exits (or,
-    past the wall limit, when told to) and tells us; then judged. The next test's child is ordered as
-    soon as this one has its payload."""
+    past the wall limit, when told to) and tells us, with the next test's child already forked; then
+    judged."""
     run, fds = slot.take_run(limits)
     try:
         t0 = time.monotonic()
         _send(fds.job_w, job.payload(index))
-        slot.prepare(limits)
         cap = job.result_cap(index) + REPORT_CAP if job.problem.call_based else REPORT_CAP
         end = min(t0 + limits.timeout_s, deadline)
         got = read_report(fds.res_r, cap, end - time.monotonic())

@@ -3,6 +3,7 @@ rlimits, dropping privileges, closing inherited descriptors."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib.util
 import os
@@ -153,6 +154,21 @@ def remove_workdir(path: str) -> None:
         subprocess.run(["rm", "-rf", "--one-file-system", "--", path], check=False, stdin=subprocess.DEVNULL)
         if os.path.lexists(path):
             raise OSError(f"could not remove {path}") from None
+
+
+def run_fds() -> tuple[list[int], list[int]]:
+    """A run's descriptors: the child's three (payload pipe, read end; report pipe, write end; the
+    stdout memfd) and the grader's three (payload, write end; report, read end; the same memfd)."""
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out = os.memfd_create("stdout")
+    return [job_r, res_w, out], [job_w, res_r, os.dup(out)]
+
+
+def close_all(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
 
 def set_limits(limits: Limits, extra_files: int) -> None:

@@ -55,14 +55,11 @@ class ZygoteConfig:
 
 @dataclass(frozen=True)
 class SpawnRequest:
-    """Fork run ``run``'s child under these limits (with the three descriptors passed alongside): now,
-    answered with ``Spawned``; or (``prepare``) as soon as the current run has ended, unanswered, so that
-    it is set up and waiting for its payload when the grader needs it (a failure is told as the run's
-    ``Exited``)."""
+    """Start a run under these limits now (the grader has none waiting: its first test, new limits, or a
+    pre-fork that failed); a pre-forked child it did not use is killed first. From then on the zygote
+    pre-forks each next run with the same limits as the current one ends."""
 
     limits: Limits
-    run: int
-    prepare: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,9 +71,9 @@ class KillRequest:
 
 @dataclass(frozen=True)
 class Spawned:
-    """The child's pid, or (pid 0) the zygote's error while starting it."""
+    """Run ``run`` started (its grader's three descriptors attached), or (run 0) why it could not."""
 
-    pid: int
+    run: int
     error: str = ""
 
 
@@ -85,14 +82,16 @@ class Exited:
     """Sent unasked as soon as run ``run`` has ended (its child exited, or was killed on a
     ``KillRequest``) and its whole tree was killed and reaped: the child's wait status (None when there
     was no child), the CPU seconds of the run's whole process tree and whether the kernel killed part of
-    it for memory (both where a cgroup accounts them), and the zygote's own error while handling the run,
-    if any (the zygote carries on: a sandbox error)."""
+    it for memory (both where a cgroup accounts them), the zygote's own error while handling the run, if
+    any (the zygote carries on: a sandbox error), and the pre-forked next run (its grader's three
+    descriptors attached; 0 when there is none)."""
 
     run: int
     status: int | None
     cpu_s: float = 0.0
     oom_killed: bool = False
     error: str = ""
+    next: int = 0
 
 
 ZygoteRequest = SpawnRequest | KillRequest
@@ -101,7 +100,7 @@ ZygoteRequest = SpawnRequest | KillRequest
 def decode_request(data: bytes) -> ZygoteRequest:
     obj = _object(data)
     if "limits" in obj:
-        return SpawnRequest(Limits(**obj["limits"]), int(obj["run"]), bool(obj["prepare"]))
+        return SpawnRequest(Limits(**obj["limits"]))
     return KillRequest(int(obj["run"]))
 
 

@@ -44,14 +44,6 @@ def _close(fds: list[int]) -> None:
             os.close(fd)
 
 
-def _run_fds() -> tuple[list[int], RunFds]:
-    """Descriptors for one run: the three the zygote hands the child, and the grader's three ends."""
-    job_r, job_w = os.pipe()
-    res_r, res_w = os.pipe()
-    out_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
-    return [job_r, res_w, out_fd], RunFds(job_w, res_r, os.dup(out_fd))
-
-
 def _remove_cgroup(path: str, patience: float = 5.0) -> None:
     """Remove a dead zygote's cgroup, killing what is left in it (a pre-forked child that its death
     signal has not ended yet); gives up silently after ``patience`` seconds."""
@@ -94,27 +86,41 @@ class Slot:
         )
         theirs.close()
         self.pending: tuple[int, RunFds] | None = None
-        self.runs = 0
+        self.limits = Limits()
         self.sock = ours
-        self.sock.settimeout(start_timeout)
         self._send(config)
-        self.isolation = self._recv(Isolation)
-        self.sock.settimeout(30.0)
+        obj, _ = self._recv_fds(start_timeout)
+        self.isolation = self._parse(obj, Isolation)
 
-    def _recv(self, reply: type[R]) -> R:
+    def _recv_fds(self, timeout: float = 30.0) -> tuple[dict, list[int]]:
+        """One message from the zygote and the descriptors attached to it (TimeoutError after ``timeout``)."""
+        self.sock.settimeout(timeout)
         try:
-            msg = self.sock.recv(1 << 16)
+            msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 3)
+        except TimeoutError:
+            raise
         except OSError as err:
             raise SandboxError(f"zygote did not answer: {err}") from err
-        return self._parse(msg, reply)
-
-    def _parse(self, msg: bytes, reply: type[R]) -> R:
+        finally:
+            self.sock.settimeout(30.0)
         if not msg:
+            _close(fds)
             raise SandboxError(f"zygote exited (status {self.proc.poll()})")
         try:
-            return reply(**json.loads(msg))
-        except (ValueError, TypeError) as err:
+            obj = json.loads(msg)
+        except ValueError as err:
+            _close(fds)
             raise SandboxError(f"zygote answered out of protocol: {msg[:80]!r}") from err
+        if not isinstance(obj, dict):
+            _close(fds)
+            raise SandboxError(f"zygote answered out of protocol: {msg[:80]!r}")
+        return obj, fds
+
+    def _parse(self, obj: dict, reply: type[R]) -> R:
+        try:
+            return reply(**obj)
+        except TypeError as err:
+            raise SandboxError(f"zygote answered out of protocol: {obj!r:.80}") from err
 
     def _send(self, message: ZygoteConfig | SpawnRequest | KillRequest, fds: list[int] | None = None) -> None:
         try:
@@ -123,54 +129,40 @@ class Slot:
             raise SandboxError(f"zygote unreachable: {err}") from err
 
     def take_run(self, limits: Limits) -> tuple[int, RunFds]:
-        """Run number and grader's ends of a child waiting for its payload: the pre-forked one, or one
-        forked now."""
+        """Run number and grader's ends of a child waiting for its payload: the pre-forked one, or (for
+        the first test, new limits, or after a failed pre-fork) one started now."""
+        if self.pending is not None and limits != self.limits:
+            self.pending[1].close()  # its child reads no payload and ends; the zygote kills it anyway
+            self.pending = None
         if self.pending is None:
-            theirs, ours = _run_fds()
-            self.runs += 1
-            try:
-                self._send(SpawnRequest(limits, self.runs), theirs)
-            finally:
-                _close(theirs)
-            spawned = self._recv(Spawned)
-            if spawned.error:
-                ours.close()
+            self.limits = limits
+            self._send(SpawnRequest(limits))
+            while True:  # ends of runs we gave up (each with its own next run's descriptors) come first
+                obj, fds = self._recv_fds()
+                if "status" not in obj:
+                    break
+                _close(fds)
+            spawned = self._parse(obj, Spawned)
+            if spawned.error or len(fds) != 3:
+                _close(fds)
                 raise SandboxError(f"zygote could not start a run: {spawned.error}")
-            self.pending = (self.runs, ours)
+            self.pending = (spawned.run, RunFds(*fds))
         run, self.pending = self.pending, None
         return run
 
-    def prepare(self, limits: Limits) -> None:
-        """Have the zygote fork the next run's child as soon as the current run ends (while the grader
-        judges it), so that it is set up and waiting when the next test starts."""
-        theirs, ours = _run_fds()
-        try:
-            self._send(SpawnRequest(limits, self.runs + 1, prepare=True), theirs)
-        except SandboxError:
-            ours.close()
-            raise
-        finally:
-            _close(theirs)
-        self.runs += 1
-        self.pending = (self.runs, ours)
-
     def exited(self, run: int, grace: float) -> Exited:
-        """The run's end as the zygote tells it unasked once the child exits; after ``grace`` s, ask it
-        to kill the run's tree first (``Exited.error`` names a failure to)."""
-        self.sock.settimeout(max(grace, 1e-6))
+        """The run's end as the zygote tells it unasked once the child exits (with the next run, pre-forked);
+        after ``grace`` s, ask it to kill the run's tree first (``Exited.error`` names a failure to)."""
         try:
-            msg = self.sock.recv(1 << 16)
+            obj, fds = self._recv_fds(max(grace, 1e-6))
         except TimeoutError:
-            msg = None
-        except OSError as err:
-            raise SandboxError(f"zygote did not answer: {err}") from err
-        finally:
-            self.sock.settimeout(30.0)
-        if msg is None:
             self._send(KillRequest(run))
-            exited = self._recv(Exited)
+            obj, fds = self._recv_fds()
+        exited = self._parse(obj, Exited)
+        if exited.next and len(fds) == 3:
+            self.pending = (exited.next, RunFds(*fds))
         else:
-            exited = self._parse(msg, Exited)
+            _close(fds)
         if exited.run != run:
             raise SandboxError(f"zygote told the end of run {exited.run} while run {run} was going")
         return exited

@@ -1,17 +1,18 @@
 """The zygote: a warm fork server, one per pool slot, that never sees code, inputs or outputs.
 
 It sets up isolation once (namespaces, hidden trees, a cgroup, the syscall filter), then serves
-``SpawnRequest`` (fork a child for one test with the three descriptors the grader passed: now, or, to
-pre-fork the next test's child, as soon as the current run ends) and ``KillRequest`` (the run's wall time
-is over). It watches the running child itself (a pidfd): the moment the child exits, or is killed, it
-kills the run's whole tree, reaps, accounts, removes its working directory and sends ``Exited`` unasked,
-then forks the next child; so a test ends without a round trip from the grader. An error while
+``SpawnRequest`` (start runs under these limits) and ``KillRequest`` (the run's wall time is over). It
+watches the running child itself (a pidfd): the moment the child exits, or is killed, it kills the run's
+whole tree, reaps, accounts, removes its working directory and sends ``Exited`` unasked, with the grader's
+descriptors of the next run, whose child it then forks (pre-forked: set up and waiting for its payload
+when the grader needs it). So a test costs no round trip to the zygote, and no message for the next. An error while
 handling one run is answered, not raised: the zygote lives on for the next run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import importlib
 import os
@@ -26,7 +27,7 @@ from . import linux, seccomp
 from .cgroups import Cgroup, open_cgroup
 from .child import ChildSetup, child_main, load_prelude
 from .limits import UID_BASE, Isolation, Limits
-from .messages import Exited, KillRequest, Spawned, SpawnRequest, ZygoteConfig, decode_request, encode
+from .messages import Exited, KillRequest, Spawned, ZygoteConfig, decode_request, encode
 
 PRELOAD = [
     "array",
@@ -65,7 +66,8 @@ class _Zygote:
         self.run = 0
         self.uid = 0
         self.workdir = ""
-        self.limits: Limits | None = None
+        self.limits: Limits | None = None  # those the run directory's tmpfs is sized for
+        self.run_limits = Limits()
 
     def next_uid(self) -> int:
         self.counter += 1
@@ -80,7 +82,8 @@ class _Zygote:
         if os.geteuid() == 0:
             os.chown(self.workdir, self.uid, self.uid)
 
-    def spawn(self, limits: Limits, fds: list[int]) -> Spawned:
+    def spawn(self, limits: Limits, fds: list[int]) -> str:
+        """Fork the current run's child with its three descriptors; why not, if it could not."""
         try:
             self.uid = self.next_uid() if os.geteuid() == 0 else os.geteuid()
             self._make_workdir(limits)
@@ -96,23 +99,29 @@ class _Zygote:
             with contextlib.suppress(OSError):
                 os.setpgid(pid, pid)
             self.pid, self.pidfd = pid, os.pidfd_open(pid)
-            return Spawned(pid)
+            return ""
         except Exception:
             self.cleanup()
-            return Spawned(0, error=traceback.format_exc(limit=3)[-2000:])
+            return traceback.format_exc(limit=3)[-2000:]
         finally:
-            for fd in fds:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            linux.close_all(fds)
 
-    def start(self, req: SpawnRequest, fds: list[int]) -> None:
-        """Begin run ``req.run``; a pre-fork that fails ends the run at once, its error told in ``Exited``."""
-        self.run = req.run
-        spawned = self.spawn(req.limits, fds)
-        if req.prepare and spawned.error:
-            self.send(Exited(req.run, None, error=spawned.error))
-        elif not req.prepare:
-            self.send(spawned)
+    def begin(self, ended: Exited | None) -> None:
+        """Start the next run under ``self.run_limits``. Its grader's descriptors go out first, with
+        ``ended`` (the end of the previous run: the pre-fork) or else with ``Spawned``, and are closed here
+        before the fork, so that no child ever holds another end of its own pipes; a fork that fails ends
+        the run at once (its ``Exited`` says why)."""
+        try:
+            child_fds, grader_fds = linux.run_fds()
+        except OSError as err:
+            self.send(ended or Spawned(0, f"descriptors for a run: {err}"))
+            return
+        self.run += 1
+        self.send(dataclasses.replace(ended, next=self.run) if ended else Spawned(self.run), grader_fds)
+        linux.close_all(grader_fds)
+        error = self.spawn(self.run_limits, child_fds)
+        if error:
+            self.send(Exited(self.run, None, error=error))
 
     def kill(self) -> None:
         if self.pid is not None:
@@ -120,25 +129,22 @@ class _Zygote:
                 with contextlib.suppress(OSError):
                     os.kill(target, signal.SIGKILL)
 
-    def finish(self, tell: bool = True) -> None:
-        """End the current run (kill its tree, reap, account, clean up) and send its ``Exited``."""
+    def end_run(self) -> Exited:
+        """End the current run: kill its tree, reap, account, clean up."""
         self.kill()
         try:
             os.close(self.pidfd)
-            _, status = os.waitpid(self.pid, 0)
+            _, status = os.waitpid(self.pid, 0)  # type: ignore[arg-type]
         except Exception:
             self.pid = None
-            self.send(Exited(self.run, None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:]))
-            return
+            return Exited(self.run, None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
         self.pid = None
         cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
-        exited = Exited(self.run, status, cpu_s, oom, self.cleanup())
-        if tell:
-            self.send(exited)
+        return Exited(self.run, status, cpu_s, oom, self.cleanup())
 
-    def send(self, message: Spawned | Exited) -> None:
+    def send(self, message: Spawned | Exited, fds: list[int] | None = None) -> None:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the grader is gone: recv tells us
-            self.sock.sendall(encode(message))
+            socket.send_fds(self.sock, [encode(message)], fds or [])
 
     def cleanup(self) -> str:
         """Kill whatever the run left running (its whole cgroup, else every descendant, which come back to
@@ -178,34 +184,32 @@ class _Zygote:
         os.waitpid(sweeper, 0)
 
     def serve(self) -> None:
-        """Requests in order; while a child runs, its exit too (whichever comes first)."""
-        queued: tuple[SpawnRequest, list[int]] | None = None
+        """Requests in order; while a child runs, its exit too (whichever comes first). A run that ends
+        is told at once, with the next run already ordered (pre-forked under the same limits)."""
         watch = select.poll()
         watch.register(self.sock, select.POLLIN)
         while True:
-            if self.pid is None and queued is not None:
-                self.start(*queued)
-                queued = None
             if self.pid is not None:
                 watch.register(self.pidfd, select.POLLIN)
                 ready = {fd for fd, _ in watch.poll()}
                 watch.unregister(self.pidfd)
                 if self.pidfd in ready:
-                    self.finish()
+                    self.begin(self.end_run())
                     continue
-            msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 4)
+            msg = self.sock.recv(1 << 16)
             if not msg:
                 break
             req = decode_request(msg)
             if isinstance(req, KillRequest):
                 if self.pid is not None and req.run == self.run:
-                    self.finish()
-            elif req.prepare:
-                queued = (req, fds)
-            else:
-                self.start(req, fds)
+                    self.begin(self.end_run())
+                continue
+            if self.pid is not None:  # a pre-forked child the grader will not use
+                self.send(self.end_run())
+            self.run_limits = req.limits
+            self.begin(None)
         if self.pid is not None:
-            self.finish(tell=False)  # the grader is gone
+            self.end_run()  # the grader is gone
 
 
 def _children_alive() -> bool:
