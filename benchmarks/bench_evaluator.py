@@ -21,6 +21,7 @@ import json
 import os
 import random
 import time
+from typing import Any
 
 from mcsweep.evaluator import Evaluator, GradeRequest
 
@@ -69,21 +70,29 @@ def batch(n: int, seed: int = 0) -> tuple[list[GradeRequest], list[GradeRequest]
     return correct, loops
 
 
-def livecodebench_rate(requests: list[GradeRequest], workers: int, timeout: float) -> tuple[float, int] | None:
-    """Solutions/second and number passed under LiveCodeBench's own grader, or None if not installed."""
+def livecodebench_rate(
+    requests: list[GradeRequest], warmup: list[GradeRequest], workers: int, timeout: float
+) -> tuple[float, int] | None:
+    """Solutions/second and number passed under LiveCodeBench's own grader (after the same warm-up batch
+    as ours, untimed), or None if not installed."""
     try:
         from livecodebench.evaluation.compute_code_generation_metrics import evaluate_generations
     except ImportError:
         return None
+    _livecodebench(evaluate_generations, warmup, workers, timeout)
+    start = time.perf_counter()
+    passed = _livecodebench(evaluate_generations, requests, workers, timeout)
+    return len(requests) / (time.perf_counter() - start), passed
+
+
+def _livecodebench(evaluate_generations: Any, requests: list[GradeRequest], workers: int, timeout: float) -> int:
+    """Grade with LiveCodeBench's grader (the solutions grouped by problem, as it takes them); passed."""
     problems: dict[str, list[str]] = {}
     for r in requests:
         problems.setdefault(str(r.input_output), []).append(str(r.code))
     samples = [{"input_output": io} for io in problems]
-    start = time.perf_counter()
     results, _ = evaluate_generations(samples, list(problems.values()), False, workers, max(1, round(timeout)))
-    secs = time.perf_counter() - start
-    passed = sum(all(t is True for t in gen) for per_problem in results.values() for gen in per_problem)
-    return len(requests) / secs, passed
+    return sum(all(t is True for t in gen) for per_problem in results.values() for gen in per_problem)
 
 
 def _own_cpu_s() -> float:
@@ -97,6 +106,17 @@ def timed(ev: Evaluator, requests: list[GradeRequest]) -> tuple[float, int]:
     return time.perf_counter() - start, sum(r.passed for r in results)
 
 
+def per_test(ev: Evaluator, requests: list[GradeRequest]) -> tuple[float, int, float]:
+    """Seconds, passed, and CPU ms per test run (grader and sandbox together) for one batch."""
+    cpu0, own0 = ev.sandbox_cpu_s(), _own_cpu_s()
+    start = time.perf_counter()
+    results = ev.grade_many(requests)
+    secs = time.perf_counter() - start
+    tests = sum(len(r.tests) for r in results)
+    cpu_ms = 1000 * (ev.sandbox_cpu_s() - cpu0 + _own_cpu_s() - own0) / max(1, tests)
+    return secs, sum(r.passed for r in results), cpu_ms
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count())
@@ -105,12 +125,17 @@ def main() -> None:
     args = parser.parse_args()
     correct, loops = batch(args.solutions)
     with Evaluator("microcoder", args.workers, args.timeout) as ev:
-        timed(ev, correct[:20])  # warm-up
-        secs, passed = timed(ev, correct)
+        warmup = batch(20, seed=1)[0]  # other problems, untimed, for both graders
+        timed(ev, warmup)
+        secs, passed, cpu_ms = per_test(ev, correct)
         rate = len(correct) / secs
         print(f"workers={args.workers} timeout={args.timeout}s isolation: {ev.isolation}")
-        print(f"{len(correct)} correct x 10 tests: {secs:.2f} s, {rate:.1f} solutions/s, passed {passed}")
-        lcb = livecodebench_rate(correct, args.workers, args.timeout)
+        print(
+            f"{len(correct)} correct x 10 tests: {secs:.2f} s, {rate:.1f} solutions/s, passed {passed}; "
+            f"per test {cpu_ms:.2f} ms CPU (grader and sandbox), {1000 * secs * args.workers / (10 * len(correct)):.1f}"
+            f" ms wall per worker"
+        )
+        lcb = livecodebench_rate(correct, warmup, args.workers, args.timeout)
         if lcb is None:
             print(
                 f"LiveCodeBench's grader is not installed (see --help); its earlier ~{LCB_SOLUTIONS_PER_S:.0f}/s "

@@ -183,28 +183,29 @@ def _send(fd: int, data: bytes) -> None:
 
 
 def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) -> TestResult:
-    """Run test ``index`` in a fresh child (pre-forked by the zygote while the previous test was judged):
-    payload in, one report out, the child's whole tree killed, then judged. The zygote pre-forks the
-    child of the slot's next test as it answers."""
-    run = slot.take_run(limits)
+    """Run test ``index`` in a fresh child (pre-forked by the zygote as the previous test ended): payload
+    in, one report out; the zygote kills and reaps the child's whole tree the moment the child exits (or,
+    past the wall limit, when told to) and tells us, with the next test's child already forked; then
+    judged."""
+    run, fds = slot.take_run(limits)
     try:
         t0 = time.monotonic()
-        _send(run.job_w, job.payload(index))
+        _send(fds.job_w, job.payload(index))
         cap = job.result_cap(index) + REPORT_CAP if job.problem.call_based else REPORT_CAP
         end = min(t0 + limits.timeout_s, deadline)
-        got = read_report(run.res_r, cap, end - time.monotonic())
+        got = read_report(fds.res_r, cap, end - time.monotonic())
         wall = time.monotonic() - t0
-        exited = slot.wait(max(0.0, end - time.monotonic()) if got == _EOF else 0.0, limits)
+        exited = slot.exited(run, 0.0 if got == _TIMEOUT else max(0.0, end - time.monotonic()))
         if exited.error:
             raise SandboxError(f"test {index}: {exited.error}")
-        result = _verdict(job, index, got, exited, run.out_fd, limits)
+        result = _verdict(job, index, got, exited, fds.out_fd, limits)
         if got == _TIMEOUT and time.monotonic() >= deadline:
             result.error = "total time limit"
         result.time_s = round(wall, 4)
         return result
     finally:
-        os.close(run.res_r)
-        os.close(run.out_fd)
+        os.close(fds.res_r)
+        os.close(fds.out_fd)
 
 
 def grade_job(slot: Slot, job: Job, limits: Limits) -> list[TestResult]:

@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import random
 import signal
 import sys
 import threading
@@ -31,6 +32,16 @@ LEETCODE_PRELUDE = (
     "import collections, heapq, bisect, itertools, functools, math, string, re, random, operator, sys\n"
 )
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_PRELUDE: dict[str, Any] = {}
+
+
+def load_prelude() -> None:
+    """Run the prelude once (in the zygote, before it forks): each call-based test copies its names
+    instead of running its imports again."""
+    ns: dict[str, Any] = {}
+    exec(compile(LEETCODE_PRELUDE, "<prelude>", "exec"), ns)
+    ns.pop("__builtins__", None)
+    _PRELUDE.update(ns)
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ class ChildSetup:
     uid: int
     limits: Limits
     in_cgroup: bool
-    seccomp_bpf: bytes
+    seccomp: seccomp.Program | None
     ipc_namespace: bool
 
 
@@ -137,9 +148,10 @@ class _Child:
 
     def run_call(self, code: Any) -> int:
         self.stdio()
-        ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__}
+        ns: dict[str, Any] = {**_PRELUDE, "__name__": "__main__", "__builtins__": __builtins__}
         try:
-            exec(LEETCODE_PRELUDE, ns)
+            if not _PRELUDE:  # not loaded in a zygote
+                exec(LEETCODE_PRELUDE, ns)
             exec(code, ns)
             if "Solution" not in ns:
                 raise NameError("no class Solution")
@@ -190,6 +202,7 @@ def child_main(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> None
     """Body of the forked child; never returns. Exit status SETUP_FAILED means our own setup failed; else
     the status the interpreter would exit with (1 too when our reporting broke: the solution tampered)."""
     try:
+        random.seed()  # as CPython's after-fork hook would (the zygote forks without its hooks)
         payload = _prepare(job_fd, res_fd, out_fd, setup)
     except BaseException:
         os._exit(SETUP_FAILED)
@@ -205,8 +218,9 @@ def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payloa
     environment, rlimits, uid, syscall filter."""
     os.setpgid(0, 0)
     if setup.in_cgroup:  # born in the zygote's cgroup: the OOM killer must pick us, never the zygote
-        with open("/proc/self/oom_score_adj", "w") as stream:
-            stream.write("1000")
+        adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        os.write(adj, b"1000")
+        os.close(adj)
     if setup.ipc_namespace:  # System V objects and POSIX message queues of this run only
         linux.unshare(linux.CLONE_NEWIPC, "unshare(CLONE_NEWIPC)")
     atexit._clear()  # exit handlers the zygote's modules registered are not the solution's
@@ -228,8 +242,8 @@ def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payloa
     os.environ.update({"HOME": setup.workdir, "TMPDIR": setup.workdir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
     linux.set_limits(setup.limits, 0)
     linux.drop_privileges(setup.uid)
-    if setup.seccomp_bpf:
-        seccomp.load(setup.seccomp_bpf, linux.libc)
+    if setup.seccomp is not None:
+        setup.seccomp.load()
     return payload
 
 

@@ -23,6 +23,19 @@ JUDGE_PACKAGES = ("numpy",)  # what a judge offers besides the standard library 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 libc = ctypes.CDLL(None, use_errno=True)
+_libc_holding_gil = ctypes.PyDLL(None, use_errno=True)
+
+
+def fork_bare() -> int:
+    """fork(2) without CPython's before- and after-fork work: re-initialising the thread and import
+    state, and the ``os.register_at_fork`` hooks (threading's bookkeeping, random's reseed), about 190
+    copy-on-write faults and 1 ms of CPU per fork, none of it needed by a process that has one thread
+    and is not importing (the zygote); the child reseeds ``random`` itself."""
+    pid = _libc_holding_gil.fork()
+    if pid < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"fork: {os.strerror(err)}")
+    return pid
 
 
 def check(ret: int, what: str) -> None:
@@ -156,6 +169,21 @@ def remove_workdir(path: str) -> None:
             raise OSError(f"could not remove {path}") from None
 
 
+def run_fds() -> tuple[list[int], list[int]]:
+    """A run's descriptors: the child's three (payload pipe, read end; report pipe, write end; the
+    stdout memfd) and the grader's three (payload, write end; report, read end; the same memfd)."""
+    job_r, job_w = os.pipe()
+    res_r, res_w = os.pipe()
+    out = os.memfd_create("stdout")
+    return [job_r, res_w, out], [job_w, res_r, os.dup(out)]
+
+
+def close_all(fds: list[int]) -> None:
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 def set_limits(limits: Limits, extra_files: int) -> None:
     mem = limits.memory_mb << 20
     out = limits.output_mb << 20
@@ -179,7 +207,10 @@ def drop_privileges(uid: int) -> None:
 
 
 def close_except(keep: set[int]) -> None:
-    for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
-        if fd not in keep:
-            with contextlib.suppress(OSError):
-                os.close(fd)
+    """Close every descriptor but ``keep``: close_range(2) over the gaps, no listing of /proc/self/fd."""
+    low = 0
+    for fd in sorted(keep):
+        if low < fd:  # os.closerange(n, n) would close n and above (close_range with last < first)
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, resource.getrlimit(resource.RLIMIT_NOFILE)[1])

@@ -1,9 +1,10 @@
 """The typed messages that cross process boundaries, and their wire form (one JSON object each).
 
-Grader -> zygote: ``ZygoteConfig`` once, then ``SpawnRequest`` / ``WaitRequest``; zygote -> grader:
-``Isolation`` once, then ``Spawned`` / ``Exited``. Grader -> child: one ``Payload``; child -> grader:
-one ``Report`` line (a child runs one test). Decoding checks every field's type, so a malformed message (a hostile
-child's forged report, say) is refused as a whole rather than half-read.
+Grader -> zygote: ``ZygoteConfig`` once, then ``SpawnRequest`` / ``KillRequest``; zygote -> grader:
+``Isolation`` once, then ``Spawned`` (answers) and ``Exited`` (one per run, unasked). Grader -> child:
+one ``Payload``; child -> grader: one ``Report`` line (a child runs one test). Decoding checks every
+field's type, so a malformed message (a hostile child's forged report, say) is refused as a whole
+rather than half-read.
 """
 
 from __future__ import annotations
@@ -54,49 +55,53 @@ class ZygoteConfig:
 
 @dataclass(frozen=True)
 class SpawnRequest:
-    """Fork a child under these limits (with the three descriptors passed alongside)."""
+    """Start a run under these limits now (the grader has none waiting: its first test, new limits, or a
+    pre-fork that failed); a pre-forked child it did not use is killed first. From then on the zygote
+    pre-forks each next run with the same limits as the current one ends."""
 
     limits: Limits
 
 
 @dataclass(frozen=True)
-class WaitRequest:
-    """Wait up to ``grace`` seconds for the child, then kill it, reap it and clean up; with ``next``
-    limits (and the next run's three descriptors passed alongside), fork the next child right after
-    answering, so that it is set up and waiting for its payload when the grader needs it."""
+class KillRequest:
+    """End run ``run`` now (its wall time is over) if it is still going; ignored for any other run."""
 
-    grace: float
-    next: Limits | None = None
+    run: int
 
 
 @dataclass(frozen=True)
 class Spawned:
-    """The child's pid, or (pid 0) the zygote's error while starting it."""
+    """Run ``run`` started (its grader's three descriptors attached), or (run 0) why it could not."""
 
-    pid: int
+    run: int
     error: str = ""
 
 
 @dataclass(frozen=True)
 class Exited:
-    """The child's wait status (None when there was no child), the CPU seconds of the run's whole process
-    tree and whether the kernel killed part of it for memory (both where a cgroup accounts them), and the
-    zygote's own error while handling the run, if any (the zygote carries on: a sandbox error)."""
+    """Sent unasked as soon as run ``run`` has ended (its child exited, or was killed on a
+    ``KillRequest``) and its whole tree was killed and reaped: the child's wait status (None when there
+    was no child), the CPU seconds of the run's whole process tree and whether the kernel killed part of
+    it for memory (both where a cgroup accounts them), the zygote's own error while handling the run, if
+    any (the zygote carries on: a sandbox error), and the pre-forked next run (its grader's three
+    descriptors attached; 0 when there is none)."""
 
+    run: int
     status: int | None
     cpu_s: float = 0.0
     oom_killed: bool = False
     error: str = ""
+    next: int = 0
 
 
-ZygoteRequest = SpawnRequest | WaitRequest
+ZygoteRequest = SpawnRequest | KillRequest
 
 
 def decode_request(data: bytes) -> ZygoteRequest:
     obj = _object(data)
-    if "grace" in obj:
-        return WaitRequest(float(obj["grace"]), Limits(**obj["next"]) if obj["next"] is not None else None)
-    return SpawnRequest(Limits(**obj["limits"]))
+    if "limits" in obj:
+        return SpawnRequest(Limits(**obj["limits"]))
+    return KillRequest(int(obj["run"]))
 
 
 @dataclass(frozen=True)

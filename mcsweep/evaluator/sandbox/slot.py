@@ -17,7 +17,7 @@ from typing import TypeVar
 from . import seccomp
 from .limits import DEFAULT_HIDDEN, Isolation, Limits, SandboxError
 from .linux import _PACKAGE_ROOT, grader_trees
-from .messages import Exited, Spawned, SpawnRequest, WaitRequest, ZygoteConfig, encode
+from .messages import Exited, KillRequest, Spawned, SpawnRequest, ZygoteConfig, encode
 
 R = TypeVar("R")
 _BOOT = (
@@ -44,14 +44,6 @@ def _close(fds: list[int]) -> None:
             os.close(fd)
 
 
-def _run_fds() -> tuple[list[int], RunFds]:
-    """Descriptors for one run: the three the zygote hands the child, and the grader's three ends."""
-    job_r, job_w = os.pipe()
-    res_r, res_w = os.pipe()
-    out_fd = os.memfd_create("stdout", os.MFD_CLOEXEC)
-    return [job_r, res_w, out_fd], RunFds(job_w, res_r, os.dup(out_fd))
-
-
 def _remove_cgroup(path: str, patience: float = 5.0) -> None:
     """Remove a dead zygote's cgroup, killing what is left in it (a pre-forked child that its death
     signal has not ended yet); gives up silently after ``patience`` seconds."""
@@ -76,7 +68,7 @@ def _syscall_filter() -> tuple[bytes, list[str], str]:
 
 
 class Slot:
-    """Grader-side handle on one zygote: spawn a child with pipes; wait for it (killing it after a grace)."""
+    """Grader-side handle on one zygote: take a child with pipes; learn its end (killing it after a grace)."""
 
     def __init__(self, hidden: tuple[str, ...] = DEFAULT_HIDDEN, start_timeout: float = 60.0):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -93,63 +85,87 @@ class Slot:
             cwd="/",
         )
         theirs.close()
-        self.pending: RunFds | None = None
+        self.pending: tuple[int, RunFds] | None = None
+        self.limits = Limits()
         self.sock = ours
-        self.sock.settimeout(start_timeout)
         self._send(config)
-        self.isolation = self._recv(Isolation)
-        self.sock.settimeout(30.0)
+        obj, _ = self._recv_fds(start_timeout)
+        self.isolation = self._parse(obj, Isolation)
 
-    def _recv(self, reply: type[R]) -> R:
+    def _recv_fds(self, timeout: float = 30.0) -> tuple[dict, list[int]]:
+        """One message from the zygote and the descriptors attached to it (TimeoutError after ``timeout``)."""
+        self.sock.settimeout(timeout)
         try:
-            msg = self.sock.recv(1 << 16)
+            msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 3)
+        except TimeoutError:
+            raise
         except OSError as err:
             raise SandboxError(f"zygote did not answer: {err}") from err
+        finally:
+            self.sock.settimeout(30.0)
         if not msg:
+            _close(fds)
             raise SandboxError(f"zygote exited (status {self.proc.poll()})")
         try:
-            return reply(**json.loads(msg))
-        except (ValueError, TypeError) as err:
+            obj = json.loads(msg)
+        except ValueError as err:
+            _close(fds)
             raise SandboxError(f"zygote answered out of protocol: {msg[:80]!r}") from err
+        if not isinstance(obj, dict):
+            _close(fds)
+            raise SandboxError(f"zygote answered out of protocol: {msg[:80]!r}")
+        return obj, fds
 
-    def _send(self, message: ZygoteConfig | SpawnRequest | WaitRequest, fds: list[int] | None = None) -> None:
+    def _parse(self, obj: dict, reply: type[R]) -> R:
+        try:
+            return reply(**obj)
+        except TypeError as err:
+            raise SandboxError(f"zygote answered out of protocol: {obj!r:.80}") from err
+
+    def _send(self, message: ZygoteConfig | SpawnRequest | KillRequest, fds: list[int] | None = None) -> None:
         try:
             socket.send_fds(self.sock, [encode(message)], fds or [])
         except OSError as err:
             raise SandboxError(f"zygote unreachable: {err}") from err
 
-    def take_run(self, limits: Limits) -> RunFds:
-        """The grader's ends of a child waiting for its payload: the pre-forked one, or one forked now."""
+    def take_run(self, limits: Limits) -> tuple[int, RunFds]:
+        """Run number and grader's ends of a child waiting for its payload: the pre-forked one, or (for
+        the first test, new limits, or after a failed pre-fork) one started now."""
+        if self.pending is not None and limits != self.limits:
+            self.pending[1].close()  # its child reads no payload and ends; the zygote kills it anyway
+            self.pending = None
         if self.pending is None:
-            theirs, ours = _run_fds()
-            try:
-                self._send(SpawnRequest(limits), theirs)
-            finally:
-                _close(theirs)
-            spawned = self._recv(Spawned)
-            if spawned.error:
-                ours.close()
+            self.limits = limits
+            self._send(SpawnRequest(limits))
+            while True:  # ends of runs we gave up (each with its own next run's descriptors) come first
+                obj, fds = self._recv_fds()
+                if "status" not in obj:
+                    break
+                _close(fds)
+            spawned = self._parse(obj, Spawned)
+            if spawned.error or len(fds) != 3:
+                _close(fds)
                 raise SandboxError(f"zygote could not start a run: {spawned.error}")
-            self.pending = ours
+            self.pending = (spawned.run, RunFds(*fds))
         run, self.pending = self.pending, None
         return run
 
-    def wait(self, grace: float = 1.0, next_limits: Limits | None = None) -> Exited:
-        """Wait up to ``grace`` s for the run, then kill its tree (``Exited.error`` names a failure to);
-        with ``next_limits``, the zygote pre-forks the next run's child right after answering."""
-        if next_limits is None:
-            self._send(WaitRequest(grace))
-            return self._recv(Exited)
-        theirs, ours = _run_fds()
+    def exited(self, run: int, grace: float) -> Exited:
+        """The run's end as the zygote tells it unasked once the child exits (with the next run, pre-forked);
+        after ``grace`` s, ask it to kill the run's tree first (``Exited.error`` names a failure to)."""
         try:
-            self._send(WaitRequest(grace, next_limits), theirs)
-        except SandboxError:
-            ours.close()
-            raise
-        finally:
-            _close(theirs)
-        self.pending = ours
-        return self._recv(Exited)
+            obj, fds = self._recv_fds(max(grace, 1e-6))
+        except TimeoutError:
+            self._send(KillRequest(run))
+            obj, fds = self._recv_fds()
+        exited = self._parse(obj, Exited)
+        if exited.next and len(fds) == 3:
+            self.pending = (exited.next, RunFds(*fds))
+        else:
+            _close(fds)
+        if exited.run != run:
+            raise SandboxError(f"zygote told the end of run {exited.run} while run {run} was going")
+        return exited
 
     def cpu_s(self) -> float:
         """CPU seconds of the zygote plus its reaped children (the runs), from /proc."""
@@ -164,7 +180,7 @@ class Slot:
         """Stop the zygote (it kills and cleans up its current run); remove its cgroup if it could not."""
         self.sock.close()
         if self.pending is not None:
-            self.pending.close()
+            self.pending[1].close()
             self.pending = None
         try:
             self.proc.wait(timeout=10)

@@ -1,14 +1,18 @@
 """The zygote: a warm fork server, one per pool slot, that never sees code, inputs or outputs.
 
 It sets up isolation once (namespaces, hidden trees, a cgroup, the syscall filter), then serves
-``SpawnRequest`` (fork a child for one test with the three descriptors the grader passed) and
-``WaitRequest`` (wait, kill the run's whole tree, reap, account, remove its working directory). An error
-while handling one run is answered, not raised: the zygote lives on for the next run.
+``SpawnRequest`` (start runs under these limits) and ``KillRequest`` (the run's wall time is over). It
+watches the running child itself (a pidfd): the moment the child exits, or is killed, it kills the run's
+whole tree, reaps, accounts, removes its working directory and sends ``Exited`` unasked, with the grader's
+descriptors of the next run, whose child it then forks (pre-forked: set up and waiting for its payload
+when the grader needs it). So a test costs no round trip to the zygote, and no message for the next. An error while
+handling one run is answered, not raised: the zygote lives on for the next run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import importlib
 import os
@@ -19,11 +23,11 @@ import tempfile
 import time
 import traceback
 
-from . import linux
+from . import linux, seccomp
 from .cgroups import Cgroup, open_cgroup
-from .child import LEETCODE_PRELUDE, ChildSetup, child_main
+from .child import ChildSetup, child_main, load_prelude
 from .limits import UID_BASE, Isolation, Limits
-from .messages import Exited, Spawned, SpawnRequest, ZygoteConfig, decode_request, encode
+from .messages import Exited, KillRequest, Spawned, ZygoteConfig, decode_request, encode
 
 PRELOAD = [
     "array",
@@ -52,14 +56,18 @@ PRELOAD = [
 class _Zygote:
     """Fork server: one child at a time; forks, kills, reaps, empties the run's cgroup, removes its dir."""
 
-    def __init__(self, sock: socket.socket, tmp_root: str, iso: Isolation, cgroup: Cgroup | None, bpf: bytes):
+    def __init__(
+        self, sock: socket.socket, tmp_root: str, iso: Isolation, cgroup: Cgroup | None, bpf: seccomp.Program | None
+    ):
         self.sock, self.tmp_root, self.iso, self.cgroup, self.bpf = sock, tmp_root, iso, cgroup, bpf
         self.counter = 0
         self.pid: int | None = None
+        self.pidfd = -1
+        self.run = 0
         self.uid = 0
         self.workdir = ""
-        self.deferred = ""  # why the last pre-fork failed, told with the next answer
-        self.limits: Limits | None = None
+        self.limits: Limits | None = None  # those the run directory's tmpfs is sized for
+        self.run_limits = Limits()
 
     def next_uid(self) -> int:
         self.counter += 1
@@ -74,7 +82,8 @@ class _Zygote:
         if os.geteuid() == 0:
             os.chown(self.workdir, self.uid, self.uid)
 
-    def spawn(self, limits: Limits, fds: list[int]) -> Spawned:
+    def spawn(self, limits: Limits, fds: list[int]) -> str:
+        """Fork the current run's child with its three descriptors; why not, if it could not."""
         try:
             self.uid = self.next_uid() if os.geteuid() == 0 else os.geteuid()
             self._make_workdir(limits)
@@ -83,21 +92,36 @@ class _Zygote:
                 self.cgroup.start()
             in_cgroup = self.cgroup is not None
             setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, self.iso.ipc_namespace)
-            pid = os.fork()
+            pid = linux.fork_bare()  # one thread, not importing (see fork_bare)
             if pid == 0:
                 self.sock.close()
                 child_main(fds[0], fds[1], fds[2], setup)
             with contextlib.suppress(OSError):
                 os.setpgid(pid, pid)
-            self.pid = pid
-            return Spawned(pid)
+            self.pid, self.pidfd = pid, os.pidfd_open(pid)
+            return ""
         except Exception:
             self.cleanup()
-            return Spawned(0, error=traceback.format_exc(limit=3)[-2000:])
+            return traceback.format_exc(limit=3)[-2000:]
         finally:
-            for fd in fds:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+            linux.close_all(fds)
+
+    def begin(self, ended: Exited | None) -> None:
+        """Start the next run under ``self.run_limits``. Its grader's descriptors go out first, with
+        ``ended`` (the end of the previous run: the pre-fork) or else with ``Spawned``, and are closed here
+        before the fork, so that no child ever holds another end of its own pipes; a fork that fails ends
+        the run at once (its ``Exited`` says why)."""
+        try:
+            child_fds, grader_fds = linux.run_fds()
+        except OSError as err:
+            self.send(ended or Spawned(0, f"descriptors for a run: {err}"))
+            return
+        self.run += 1
+        self.send(dataclasses.replace(ended, next=self.run) if ended else Spawned(self.run), grader_fds)
+        linux.close_all(grader_fds)
+        error = self.spawn(self.run_limits, child_fds)
+        if error:
+            self.send(Exited(self.run, None, error=error))
 
     def kill(self) -> None:
         if self.pid is not None:
@@ -105,25 +129,22 @@ class _Zygote:
                 with contextlib.suppress(OSError):
                     os.kill(target, signal.SIGKILL)
 
-    def wait(self, grace: float) -> Exited:
-        deferred, self.deferred = self.deferred, ""
-        if self.pid is None:
-            return Exited(None, error=deferred)
+    def end_run(self) -> Exited:
+        """End the current run: kill its tree, reap, account, clean up."""
+        self.kill()
         try:
-            pidfd = os.pidfd_open(self.pid)
-            ready = select.poll()
-            ready.register(pidfd, select.POLLIN)
-            if not ready.poll(max(0, int(grace * 1000))):
-                self.kill()
-            os.close(pidfd)
-            self.kill()
-            _, status = os.waitpid(self.pid, 0)
+            os.close(self.pidfd)
+            _, status = os.waitpid(self.pid, 0)  # type: ignore[arg-type]
         except Exception:
             self.pid = None
-            return Exited(None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
+            return Exited(self.run, None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
         self.pid = None
         cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
-        return Exited(status, cpu_s, oom, (deferred + " " + self.cleanup()).strip())
+        return Exited(self.run, status, cpu_s, oom, self.cleanup())
+
+    def send(self, message: Spawned | Exited, fds: list[int] | None = None) -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the grader is gone: recv tells us
+            socket.send_fds(self.sock, [encode(message)], fds or [])
 
     def cleanup(self) -> str:
         """Kill whatever the run left running (its whole cgroup, else every descendant, which come back to
@@ -163,21 +184,32 @@ class _Zygote:
         os.waitpid(sweeper, 0)
 
     def serve(self) -> None:
+        """Requests in order; while a child runs, its exit too (whichever comes first). A run that ends
+        is told at once, with the next run already ordered (pre-forked under the same limits)."""
+        watch = select.poll()
+        watch.register(self.sock, select.POLLIN)
         while True:
-            msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 4)
+            if self.pid is not None:
+                watch.register(self.pidfd, select.POLLIN)
+                ready = {fd for fd, _ in watch.poll()}
+                watch.unregister(self.pidfd)
+                if self.pidfd in ready:
+                    self.begin(self.end_run())
+                    continue
+            msg = self.sock.recv(1 << 16)
             if not msg:
                 break
             req = decode_request(msg)
-            if isinstance(req, SpawnRequest):
-                self.sock.sendall(encode(self.spawn(req.limits, fds)))
+            if isinstance(req, KillRequest):
+                if self.pid is not None and req.run == self.run:
+                    self.begin(self.end_run())
                 continue
-            self.sock.sendall(encode(self.wait(req.grace)))
-            if req.next is not None:  # pre-fork the next run while the grader judges this one
-                spawned = self.spawn(req.next, fds)
-                self.deferred = spawned.error
-        self.kill()
+            if self.pid is not None:  # a pre-forked child the grader will not use
+                self.send(self.end_run())
+            self.run_limits = req.limits
+            self.begin(None)
         if self.pid is not None:
-            self.wait(0)
+            self.end_run()  # the grader is gone
 
 
 def _children_alive() -> bool:
@@ -221,7 +253,7 @@ def _ipc_namespace_works() -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
-def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, bytes]:
+def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, seccomp.Program | None]:
     iso = linux.setup_isolation(config.hidden)
     cgroup = None
     if iso.uid_switch:
@@ -242,7 +274,8 @@ def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, bytes]:
     iso.seccomp = list(config.seccomp_denied)
     if config.seccomp_error:
         iso.warnings.append(config.seccomp_error)
-    return iso, cgroup, bytes.fromhex(config.seccomp_bpf)
+    program = bytes.fromhex(config.seccomp_bpf)
+    return iso, cgroup, seccomp.Program(program, linux.libc) if program else None
 
 
 def zygote_main(sock_fd: int) -> None:
@@ -255,7 +288,7 @@ def zygote_main(sock_fd: int) -> None:
     iso, cgroup, bpf = _isolate(config)
     for name in PRELOAD:
         importlib.import_module(name)
-    exec(compile(LEETCODE_PRELUDE, "<prelude>", "exec"), {})
+    load_prelude()
     tmp_root = tempfile.mkdtemp(prefix="mcsweep-eval-")
     os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
     if iso.mount_namespace:

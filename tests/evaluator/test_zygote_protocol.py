@@ -1,0 +1,103 @@
+"""The zygote's protocol as the speed work shaped it (issue 14, "Speed"): a run's end is told unasked the
+moment its child exits, with the next run's child already pre-forked; a kill is asked only past the wall
+limit; new limits discard the pre-forked child. And the child's descriptor closing keeps exactly its own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from mcsweep.evaluator.sandbox import Limits, Slot
+from mcsweep.evaluator.sandbox.messages import Payload, Report, encode
+from mcsweep.evaluator.sandbox.slot import RunFds
+
+
+@pytest.fixture(scope="module")
+def slot() -> Iterator[Slot]:
+    s = Slot()
+    yield s
+    s.close()
+
+
+def _start(fds: RunFds, code: str) -> None:
+    os.write(fds.job_w, encode(Payload(code, "", None, 0)))
+    os.close(fds.job_w)
+
+
+def _report(fds: RunFds) -> Report:
+    data = b""
+    while chunk := os.read(fds.res_r, 1 << 16):
+        data += chunk
+    os.close(fds.res_r)
+    return Report.decode(data.split(b"\n")[0])
+
+
+def test_a_run_that_ends_is_told_unasked_with_the_next_run_preforked(slot):
+    limits = Limits(timeout_s=2.0)
+    run, fds = slot.take_run(limits)
+    _start(fds, "print(6 * 7)\n")
+    assert _report(fds).status == "ok"
+    exited = slot.exited(run, grace=30.0)  # a grace never reached: the zygote must tell without a kill
+    assert exited.run == run and exited.error == ""
+    assert os.WIFEXITED(exited.status) and os.WEXITSTATUS(exited.status) == 0  # exited, not killed
+    assert os.pread(fds.out_fd, 100, 0) == b"42\n"
+    os.close(fds.out_fd)
+    assert slot.pending is not None and slot.pending[0] == exited.next == run + 1
+    nxt, fds = slot.take_run(limits)  # the pre-forked child runs the next test
+    assert nxt == run + 1
+    _start(fds, "print('again')\n")
+    assert _report(fds).status == "ok"
+    assert os.WIFEXITED(slot.exited(nxt, grace=30.0).status)
+    os.close(fds.out_fd)
+
+
+def test_a_run_past_its_grace_is_killed_on_request(slot):
+    limits = Limits(timeout_s=2.0)
+    run, fds = slot.take_run(limits)
+    _start(fds, "while True:\n    pass\n")
+    exited = slot.exited(run, grace=0.2)
+    assert exited.run == run
+    assert os.WIFSIGNALED(exited.status) and os.WTERMSIG(exited.status) == signal.SIGKILL
+    for fd in (fds.res_r, fds.out_fd):
+        os.close(fd)
+    assert slot.pending is not None  # and the zygote goes on with the next run
+
+
+def test_new_limits_discard_the_preforked_child(slot):
+    run, fds = slot.take_run(Limits(timeout_s=2.0))
+    _start(fds, "pass\n")
+    _report(fds)
+    slot.exited(run, grace=30.0)
+    os.close(fds.out_fd)
+    preforked = slot.pending[0]
+    other, fds = slot.take_run(Limits(timeout_s=3.0, memory_mb=512))
+    assert other > preforked
+    _start(fds, "import resource\nprint(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20)\n")
+    assert _report(fds).status == "ok"
+    assert os.WIFEXITED(slot.exited(other, grace=30.0).status)
+    assert os.pread(fds.out_fd, 100, 0) == b"512\n"  # the new limits, not the pre-forked child's
+    os.close(fds.out_fd)
+
+
+def test_close_except_keeps_exactly_the_listed_descriptors():
+    """Adjacent kept descriptors included (``os.closerange(n, n)`` would close n and everything above)."""
+    script = (
+        "import os\n"
+        "from mcsweep.evaluator.sandbox.linux import close_except\n"
+        "fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(6)]\n"
+        "keep = {0, 1, 2, fds[0], fds[1], fds[4]}\n"
+        "close_except(keep)\n"
+        "def alive(fd):\n"
+        "    try:\n"
+        "        return os.fstat(fd) is not None\n"
+        "    except OSError:\n"
+        "        return False\n"
+        "print({fd for fd in range(100) if alive(fd)} == keep)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
