@@ -14,7 +14,6 @@ import contextlib
 import io
 import json
 import os
-import random
 import signal
 import sys
 import threading
@@ -202,7 +201,6 @@ def child_main(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> None
     """Body of the forked child; never returns. Exit status SETUP_FAILED means our own setup failed; else
     the status the interpreter would exit with (1 too when our reporting broke: the solution tampered)."""
     try:
-        random.seed()  # as CPython's after-fork hook would (the zygote forks without its hooks)
         payload = _prepare(job_fd, res_fd, out_fd, setup)
     except BaseException:
         os._exit(SETUP_FAILED)

@@ -23,19 +23,6 @@ JUDGE_PACKAGES = ("numpy",)  # what a judge offers besides the standard library 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 libc = ctypes.CDLL(None, use_errno=True)
-_libc_holding_gil = ctypes.PyDLL(None, use_errno=True)
-
-
-def fork_bare() -> int:
-    """fork(2) without CPython's before- and after-fork work: re-initialising the thread and import
-    state, and the ``os.register_at_fork`` hooks (threading's bookkeeping, random's reseed), about 190
-    copy-on-write faults and 1 ms of CPU per fork, none of it needed by a process that has one thread
-    and is not importing (the zygote); the child reseeds ``random`` itself."""
-    pid = _libc_holding_gil.fork()
-    if pid < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"fork: {os.strerror(err)}")
-    return pid
 
 
 def check(ret: int, what: str) -> None:

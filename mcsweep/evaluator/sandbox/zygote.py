@@ -92,7 +92,7 @@ class _Zygote:
                 self.cgroup.start()
             in_cgroup = self.cgroup is not None
             setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, self.iso.ipc_namespace)
-            pid = linux.fork_bare()  # one thread, not importing (see fork_bare)
+            pid = os.fork()
             if pid == 0:
                 self.sock.close()
                 child_main(fds[0], fds[1], fds[2], setup)
