@@ -17,6 +17,19 @@ def _isolated_env(tmp_path_factory):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _no_shared_wandb_service():
+    """A test that trains in-process leaves this process's W&B service running and names it in
+    WANDB_SERVICE; a run launched later as a subprocess would inherit it and share that service, where a
+    killed run's id stays "in use". Each test's in-process W&B is torn down after it."""
+    yield
+    if "WANDB_SERVICE" in os.environ:
+        import wandb
+
+        wandb.teardown()
+        os.environ.pop("WANDB_SERVICE", None)
+
+
 @pytest.fixture(scope="session")
 def wandb_runs(tmp_path_factory) -> list:
     """Two real tiny runs of one sweep tracked by W&B offline (seed 0 also evaluated at two

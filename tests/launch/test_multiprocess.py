@@ -38,7 +38,8 @@ TWO_PROCESSES = [
     "context.repeat_window=4",
     # micro_tiny passes no test, so only DAPO's length shaping makes rewards (and gradients) differ.
     "algo.overlong_shaping=true",
-    "algo.overlong_buffer=16",
+    "algo.overlong_buffer_frac=0.67",
+    "context.common_eval_length=24",
     "masking=none",
 ]
 
