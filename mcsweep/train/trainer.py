@@ -1,8 +1,9 @@
-"""MicroCoder's GRPO trainer: TRL's GRPOTrainer with three small, tested seams.
+"""MicroCoder's GRPO trainer: TRL's GRPOTrainer with five small, tested seams.
 
 1. `_generate_and_score_completions`: after TRL computes group-normalised advantages, apply the
-   truncation mask and log diversity and masking metrics. The masked advantages are the tensors
-   the loss then uses (tests read them back from this seam).
+   truncation mask (masked responses leave the loss normaliser unless `masking.normaliser` keeps
+   them) and log diversity and masking metrics. The masked advantages are the tensors the loss then
+   uses (tests read them back from this seam).
 2. `set_temperature`: change the sampling temperature for generation AND the loss's
    log-probabilities together (TRL bakes the temperature into its fused LM head at init).
 3. `_generate`: time generation, so a step's seconds split into generation / reward / update.
