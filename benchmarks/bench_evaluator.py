@@ -17,7 +17,9 @@ Without it the script says so and compares with the ~29 solutions/s LiveCodeBenc
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
+import multiprocessing
 import os
 import random
 import time
@@ -117,6 +119,38 @@ def per_test(ev: Evaluator, requests: list[GradeRequest]) -> tuple[float, int, f
     return secs, sum(r.passed for r in results), cpu_ms
 
 
+def _bare_forks(n: int) -> float:
+    """In a fresh interpreter set up as a zygote is (same preloads, frozen heap): CPU ms per bare fork and
+    exit, child and parent together."""
+    import gc
+    import importlib
+    import resource
+
+    from mcsweep.evaluator.sandbox.child import load_prelude
+    from mcsweep.evaluator.sandbox.zygote import PRELOAD
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    load_prelude()
+    gc.collect()
+    gc.freeze()
+    who = (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF)
+    before = [resource.getrusage(w) for w in who]
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    after = [resource.getrusage(w) for w in who]
+    return sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True)) * 1000 / n
+
+
+def fork_floor_ms(n: int = 300) -> float:
+    """What one fresh process per test costs before any test runs (the zygote's fork and the child's exit)."""
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(_bare_forks, n).result()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count())
@@ -136,6 +170,12 @@ def main() -> None:
             f" ms wall per worker"
         )
         lcb = livecodebench_rate(correct, warmup, args.workers, args.timeout)
+        floor = fork_floor_ms()
+        print(
+            f"floor: a bare fork and exit of a zygote-sized interpreter costs {floor:.2f} ms CPU, so one "
+            f"process per test caps this grader at {1000 * args.workers / (10 * floor):.0f} solutions/s"
+            + (f" ({1000 * args.workers / (10 * floor) / lcb[0]:.1f}x LiveCodeBench)" if lcb else "")
+        )
         if lcb is None:
             print(
                 f"LiveCodeBench's grader is not installed (see --help); its earlier ~{LCB_SOLUTIONS_PER_S:.0f}/s "
@@ -149,11 +189,11 @@ def main() -> None:
         mixed = correct + loops
         random.Random(1).shuffle(mixed)
         secs, passed = timed(ev, mixed)
-        floor = len(loops) * args.timeout / args.workers
+        least = len(loops) * args.timeout / args.workers
         print(
             f"{len(mixed)} with {len(loops)} time-outs (shuffled): {secs:.2f} s, {len(mixed) / secs:.0f} solutions/s, "
             f"passed {passed}; "
-            f"the time-outs alone need >= {floor:.1f} s of the {args.workers} cores"
+            f"the time-outs alone need >= {least:.1f} s of the {args.workers} cores"
         )
         trivial = [
             GradeRequest(f"p{k}", code="pass\n", input_output=json.dumps({"inputs": [""], "outputs": [""]}))
