@@ -2,7 +2,8 @@
 
 Usage: python benchmarks/bench_fast_paths.py [--rounds N] [hydra overrides ...]
 Builds the trainer of the default micro config once, then per round and path (old: TRL's
-`generate` and TRL's forward; new: `mcsweep.train.sampler` and `mcsweep.train.shared_prompt`), from
+`generate` and TRL's forward; new: `mcsweep.train.sampler` and `mcsweep.train.shared_prompt`;
+new+bf16: the same with `train.cpu_bf16_update`, bf16 matrix products in the update), from
 the same seed: generates one rollout's completions (`train_batch` x G) and runs the loss's forward
 and backward on one scored rollout. CPU seconds of this process, not wall seconds, so that a shared
 machine slows neither path more than the other (torch runs on `launcher.torch_threads` threads).
@@ -23,10 +24,14 @@ import torch
 from hydra import compose, initialize_config_dir
 
 from mcsweep.config.validate import validate_config
+from mcsweep.train import precision
 from mcsweep.train.run import build_trainer, load_policy, make_evaluator, policy_spec
 from mcsweep.train.run_store import RunStore
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
+# path: (rollout.sampler, train.shared_prompt, train.cpu_bf16_update); "old" is stock TRL.
+PATHS = {"old": ("hf_generate", False, False), "new": ("fast", True, False), "new+bf16": ("fast", True, True)}
+NEW = [p for p in PATHS if p != "old"]
 
 
 def _cpu(fn):
@@ -58,10 +63,12 @@ def main() -> None:
             reward_start = trainer.execution_reward.total_seconds
             scored = trainer._generate_and_score_completions(rows)
             reward_s = trainer.execution_reward.total_seconds - reward_start
-            times = {(phase, path): [] for phase in ("generation", "update") for path in ("old", "new")}
+            times = {(phase, path): [] for phase in ("generation", "update") for path in PATHS}
             for r in range(args.rounds + 1):  # round 0 warms up
-                for path, sampler, shared in (("old", "hf_generate", False), ("new", "fast", True)):
-                    trainer.sampler, trainer.shared_prompt = sampler, shared
+                for path, (sampler, shared, bf16) in PATHS.items():
+                    trainer.sampler, trainer.shared_prompt, trainer.cpu_bf16_update = sampler, shared, bf16
+                    attention = precision.FP32_ATTENTION if bf16 else "sdpa"
+                    trainer.accelerator.unwrap_model(trainer.model).set_attn_implementation(attention)
                     torch.manual_seed(r)
                     gen, _ = _cpu(lambda: trainer._generate_single_turn(prompt_ids, None, {}, cfg.batch.group_size))
                     trainer.model.zero_grad()
@@ -76,14 +83,14 @@ def main() -> None:
         f"config: {cfg.batch.train_batch} prompts x G={cfg.batch.group_size}, max length "
         f"{cfg.context.max_completion_length}, torch threads {torch.get_num_threads()}, {args.rounds} rounds (median)"
     )
-    print(f"{'phase':<12}{'old cpu s':>11}{'new cpu s':>11}{'old/new':>9}")
-    for phase in ("generation", "update"):
-        old, new = med[phase, "old"], med[phase, "new"]
-        print(f"{phase:<12}{old:>11.3f}{new:>11.3f}{old / new:>9.2f}")
-    old = med["generation", "old"] + med["update", "old"] + reward_s
-    new = med["generation", "new"] + med["update", "new"] + reward_s
-    print(f"{'reward':<12}{reward_s:>11.3f}{reward_s:>11.3f}{1:>9.2f}   (wall s of one rollout, same code in both)")
-    print(f"{'step':<12}{old:>11.3f}{new:>11.3f}{old / new:>9.2f}")
+    print(f"{'phase':<12}" + "".join(f"{p + ' cpu s':>15}" for p in PATHS) + "".join(f"{'old/' + p:>14}" for p in NEW))
+    rows = {phase: [med[phase, p] for p in PATHS] for phase in ("generation", "update")}
+    rows["reward"] = [reward_s] * len(PATHS)  # wall s of one rollout, the same code in every path
+    rows["step"] = [sum(rows[phase][i] for phase in ("generation", "update", "reward")) for i in range(len(PATHS))]
+    for phase, values in rows.items():
+        ratios = "".join(f"{values[0] / v:>14.2f}" for v in values[1:])
+        print(f"{phase:<12}" + "".join(f"{v:>15.3f}" for v in values) + ratios)
+    print("reward: wall seconds of one rollout's scoring (sandboxed processes), added to every path")
 
 
 if __name__ == "__main__":

@@ -423,6 +423,7 @@ class TrainConfig:
     gradient_checkpointing: bool = False
     eval_prompts_per_batch: int = 16
     shared_prompt: bool = True  # each distinct prompt once in the update's forward (mcsweep.train.shared_prompt)
+    cpu_bf16_update: bool = False  # the CPU update's matrix products in bf16 (AMX), attention fp32 (train.precision)
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")

@@ -39,6 +39,11 @@ EXCLUDED_KEYS: tuple[str, ...] = (
     "train.gradient_checkpointing",  # recomputes activations, same gradients
     "model.attn_implementation",  # sdpa / flash_attention_2: same attention
 )
+# Knobs added after runs existed, with the value every earlier run had without the key: hashed only
+# when set otherwise, so that adding a knob does not change the id (and lose the runs) of every run.
+ADDED_KEYS: dict[str, object] = {
+    "train.cpu_bf16_update": False,
+}
 ID_LENGTH = 12
 
 
@@ -51,6 +56,9 @@ def run_id(cfg: DictConfig, excluded: Iterable[str] = EXCLUDED_KEYS) -> str:
     # Key by key, against the full config: interpolations into excluded keys still resolve, and
     # Hydra-only resolvers in excluded keys (`${now:}` in hydra.run.dir) are never evaluated.
     resolved = {str(k): _resolve(cfg, str(k), nested) for k in cfg if k not in top}
+    for key, earlier in ADDED_KEYS.items():
+        if OmegaConf.select(cfg, key) == earlier:
+            _drop(resolved, key.split("."))
     if isinstance(resolved.get("model"), dict) and resolved["model"].get("kind") == "micro":
         resolved["micro_policy_build"] = BUILD_VERSION
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=str)

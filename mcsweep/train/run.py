@@ -231,6 +231,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         mask=mask,
         sampler=cfg.rollout.sampler,
         shared_prompt=cfg.train.shared_prompt,
+        cpu_bf16_update=cfg.train.cpu_bf16_update,
         overlong_start_check=cfg.algo.overlong_start_check,
     )
     # The probe samples with the trainer's model, which is on the training device by now.

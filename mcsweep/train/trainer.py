@@ -11,6 +11,8 @@
    samples from `generate`'s distribution without its per-token overhead.
 5. `_get_per_token_logps_and_entropies` (`shared_prompt=True`): each distinct prompt runs once in
    the forward pass (`mcsweep.train.shared_prompt`); same log-probs and gradients up to rounding.
+   With `cpu_bf16_update=True` the forward (either path) runs under bf16 autocast with fp32
+   attention (`mcsweep.train.precision`).
 Anything else is stock TRL.
 """
 
@@ -26,6 +28,7 @@ from trl.trainer.utils import add_fused_lm_head
 
 from mcsweep.algo import truncation_mask
 from mcsweep.algo.diversity import distinct_n, mean_group_diversity, per_sample_diversity
+from mcsweep.train import precision
 from mcsweep.train import sampler as fast_sampler
 from mcsweep.train.reward import ScaledOverlongPunishment, check_natural_length
 from mcsweep.train.shared_prompt import shared_prompt_logps, shares_prompts
@@ -70,6 +73,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         mask: MaskSettings,
         sampler: str = "hf_generate",
         shared_prompt: bool = False,
+        cpu_bf16_update: bool = False,
         overlong_start_check: str = "warn",
         **kwargs,
     ) -> None:
@@ -79,6 +83,11 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         if sampler == "fast" and not self.use_vllm:
             fast_sampler.check_supported(self.accelerator.unwrap_model(self.model))
         self.sampler, self.shared_prompt = sampler, shared_prompt
+        self.cpu_bf16_update = cpu_bf16_update
+        if cpu_bf16_update:
+            if self.accelerator.device.type != "cpu":
+                raise ValueError("train.cpu_bf16_update is for CPU runs (on a GPU, bf16 comes with TRL's bf16=True)")
+            precision.use_fp32_attention(self.accelerator.unwrap_model(self.model))
         self.execution_reward = reward
         self.mask_settings = mask
         self.overlong_start_check = overlong_start_check
@@ -153,6 +162,11 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         return samples.completion_ids, None  # as TRL's generate path: no sampling log-probs
 
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
+        """Under bf16 autocast if `cpu_bf16_update`; then the shared-prompt path or TRL's."""
+        with precision.update_autocast(self.cpu_bf16_update):
+            return self._logps_and_entropies(model, input_ids, attention_mask, logits_to_keep, *args, **kwargs)
+
+    def _logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
         """Shared-prompt forward for plain text batches of one unwrapped model; TRL's otherwise."""
         plain = not args and all(
             v is None or v is False for k, v in kwargs.items() if k not in ("batch_size", "compute_entropy")

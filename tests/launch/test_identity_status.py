@@ -69,6 +69,13 @@ def test_a_new_micro_policy_build_changes_micro_run_ids(monkeypatch) -> None:
     assert _id(model={"kind": "hf", "path": "Qwen/Qwen3-1.7B"}) == hub
 
 
+def test_an_added_knob_keeps_earlier_ids_until_it_is_set() -> None:
+    """`train.cpu_bf16_update` came after runs existed: off, the id is the one those runs have."""
+    earlier = _id(train={"steps": 140})
+    assert _id(train={"steps": 140, "cpu_bf16_update": False}) == earlier
+    assert _id(train={"steps": 140, "cpu_bf16_update": True}) != earlier
+
+
 def test_interpolations_are_resolved_and_hydra_resolvers_never_run() -> None:
     cfg = OmegaConf.create({**BASE, "hydra": {"run": {"dir": "${now:%H}"}}, "eval_t": "${temperature.value}"})
     same = OmegaConf.create({**BASE, "eval_t": 1.2})
