@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from mcsweep.config.schema import RunConfig
 from mcsweep.config.validate import validate_config
+from mcsweep.io.jsonl import read_jsonl
 from mcsweep.train.data import test_problems
 from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, stop_ids, summarize
 from mcsweep.train.run import load_policy, make_evaluator, policy_spec
@@ -54,7 +55,7 @@ def load_checkpoint(cfg: RunConfig, path: Path, device):
 
 def _done(store: RunStore) -> set[tuple[int, float]]:
     path = store.path / "temperature_evals.jsonl"
-    rows = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    rows = read_jsonl(path) if path.exists() else []
     return {(r["step"], r["temperature"]) for r in rows}
 
 
