@@ -35,9 +35,7 @@ log = logging.getLogger(__name__)
 def policy_spec(cfg: RunConfig) -> PolicySpec:
     """The micro policy's build settings: `model.micro` overrides, world seed and version under
     `world_seed` and `world_version`."""
-    micro = dict(cfg.model.micro)
-    world = WorldSpec(seed=int(micro.pop("world_seed", 0)), version=int(micro.pop("world_version", 1)))
-    return PolicySpec(world=world, **micro)
+    return cfg.model.micro.policy_spec()
 
 
 def load_policy(cfg: RunConfig):

@@ -8,7 +8,6 @@ The card is marked before the closing, so a failure to close cannot leave a fini
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import platform
 import subprocess
@@ -22,7 +21,7 @@ import torch
 from omegaconf import DictConfig, OmegaConf
 
 import mcsweep
-from mcsweep.config.schema import RunConfig
+from mcsweep.config.schema import RunConfig, plain_dict
 from mcsweep.evaluator import Evaluator
 from mcsweep.launch.status import CardStatus
 from mcsweep.train import tracking
@@ -125,7 +124,7 @@ def run_session(
             wandb_run = None
             if main_process:
                 card = store.read_json("run_card.json")
-                wandb_run = start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), card)
+                wandb_run = start_wandb(cfg, run_id, store.path, plain_dict(cfg), card)
             if wandb_run is not None:
                 closing.callback(_finish_wandb, store, wandb_run)
             evaluator = open_evaluator()
