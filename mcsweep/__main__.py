@@ -7,6 +7,7 @@ key named.
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 import hydra
@@ -18,7 +19,7 @@ log = logging.getLogger("mcsweep")
 
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
-def main(cfg: DictConfig) -> float:
+def run(cfg: DictConfig) -> float:
     """Train, evaluate, write the run folder; return the objective (final test pass@1 by default)."""
     run_cfg = validate_config(cfg)
     from mcsweep.launch.objective import objective
@@ -29,6 +30,22 @@ def main(cfg: DictConfig) -> float:
     spec = cfg.get("optimized_metric")
     metric, reduce = (spec.metric, spec.reduce) if spec else ("pass@1", "final")
     return objective(Path(summary["run_dir"]), run_cfg.context.max_completion_length, metric, reduce)
+
+
+def main() -> float | None:
+    """`--help-config [GROUP]` prints the config keys' help (mcsweep/config/help.py); anything else
+    goes to Hydra."""
+    if "--help-config" in sys.argv:
+        from mcsweep.config.help import render
+
+        at = sys.argv.index("--help-config")
+        group = sys.argv[at + 1] if len(sys.argv) > at + 1 else None
+        try:
+            print(render(group), end="")
+        except KeyError as err:
+            sys.exit(err.args[0])
+        return None
+    return run()
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import yaml
 
 from mcsweep.analysis import names
 from mcsweep.analysis.arms import AXIS_OF_SWEEP, arm_of
+from mcsweep.io.jsonl import JsonlError, read_jsonl
 
 log = logging.getLogger(__name__)
 
@@ -199,14 +200,10 @@ def _read_jsonl(path: Path, run_id: str, report: LoadReport) -> tuple[list[dict[
     """Rows of a JSONL file; unreadable lines are reported. The flag says whether the file exists."""
     if not path.exists():
         return [], False
-    rows = []
-    for i, line in enumerate(path.read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            report.add(run_id, str(path), f"line {i} is not JSON (skipped)")
+    errors: list[JsonlError] = []
+    rows = read_jsonl(path, errors, objects=False)
+    for err in errors:
+        report.add(run_id, str(path), f"line {err.line_no} is not JSON (skipped)")
     return rows, True
 
 

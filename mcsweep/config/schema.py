@@ -1,23 +1,26 @@
-"""Dataclass schemas for every config group (verl-style config tree).
+"""Dataclass schemas for every config group (verl-style config tree), each field with its help.
 
 Each group's YAML file in `conf/<group>/` is merged onto its dataclass, so an unknown key fails at
-once; `__post_init__` checks ranges and names the offending key. Cross-group checks live in
-`RunConfig.__post_init__`.
+once, and a value outside an Enum fails naming the key and the allowed values (OmegaConf checks
+them). `__post_init__` checks ranges and says how to fix the value; cross-group checks live in
+`RunConfig.__post_init__`. Every field carries `metadata={"help": ...}` (TRL's convention), which
+`python -m mcsweep --help-config [GROUP]` prints (mcsweep/config/help.py).
+
+The Enums are `StrEnum`s whose members are named as their values, so YAML keeps plain strings and
+code may compare a value with a string.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import typing
 from dataclasses import dataclass, field, fields
+from enum import Enum, StrEnum
 from typing import Any
 
 from mcsweep.micro.policy import PolicySpec
-
-COMPARATORS = ("livecodebench", "microcoder")
-TEMPERATURE_KINDS = ("fixed", "staged", "ramp", "diversity")
-MASKING_MODES = ("none", "all", "all_failed", "conditional")
-NON_INCORRECT = ("no_answer", "unparsable", "not_wrong_answer")
-LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
-IS_MODES = ("sequence_mask", "sequence_truncate", "token_mask", "token_truncate")  # TRL 1.16's
+from mcsweep.micro.problems import WorldSpec
 
 
 class ConfigError(ValueError):
@@ -29,20 +32,198 @@ def check(ok: bool, key: str, message: str) -> None:
         raise ConfigError(f"{key}: {message}")
 
 
+@functools.cache
+def enum_fields(cls: type) -> dict[str, type[Enum]]:
+    """name -> Enum type of the fields typed with an Enum (optional or in a list included)."""
+    out = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        args = typing.get_args(hint) or (hint,)
+        for arg in args:
+            inner = typing.get_args(arg) or (arg,)
+            found = [t for t in inner if isinstance(t, type) and issubclass(t, Enum)]
+            if found:
+                out[name] = found[0]
+    return out
+
+
+def allowed(enum: type[Enum]) -> str:
+    return ", ".join(m.value for m in enum)
+
+
+def coerce_enums(obj: Any, prefix: str) -> None:
+    """Turn strings into the fields' Enum members: a dataclass built in code (not through OmegaConf,
+    which checks them itself) gets the same check and the same types."""
+    for name, enum in enum_fields(type(obj)).items():
+        value = getattr(obj, name)
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            check(
+                v is None or v in enum._value2member_map_,
+                f"{prefix}{name}",
+                f"invalid value {v!r}; one of {allowed(enum)}",
+            )
+        converted = [enum(v) if v is not None else None for v in values]
+        setattr(obj, name, converted if isinstance(value, list) else converted[0])
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    return [_plain(v) for v in value] if isinstance(value, list) else value
+
+
+def plain_dict(cfg: Any) -> dict[str, Any]:
+    """A config as plain data, Enums as their strings (for W&B's config and JSON files)."""
+    return dataclasses.asdict(cfg, dict_factory=lambda items: {k: _plain(v) for k, v in items})
+
+
+class Comparator(StrEnum):
+    livecodebench = "livecodebench"
+    microcoder = "microcoder"
+
+
+COMPARATORS = tuple(c.value for c in Comparator)
+
+
+class TemperatureKind(StrEnum):
+    fixed = "fixed"
+    staged = "staged"
+    ramp = "ramp"
+    diversity = "diversity"
+
+
+class DiversityMeasure(StrEnum):
+    pooled = "pooled"
+    per_sample = "per_sample"
+
+
+class DataSource(StrEnum):
+    micro = "micro"
+    jsonl = "jsonl"
+    hf = "hf"
+
+
+class MaskingMode(StrEnum):
+    none = "none"
+    all = "all"
+    all_failed = "all_failed"
+    conditional = "conditional"
+
+
+class NonIncorrect(StrEnum):
+    no_answer = "no_answer"
+    unparsable = "unparsable"
+    not_wrong_answer = "not_wrong_answer"
+
+
+class RepeatDetector(StrEnum):
+    literal = "literal"
+    any_period = "any_period"
+
+
+class Normaliser(StrEnum):
+    exclude_masked = "exclude_masked"
+    keep_masked = "keep_masked"
+
+
+class LossType(StrEnum):
+    grpo = "grpo"
+    dapo = "dapo"
+    bnpo = "bnpo"
+    dr_grpo = "dr_grpo"
+
+
+class ScaleRewards(StrEnum):
+    group = "group"
+    batch = "batch"
+    none = "none"
+
+
+class StartCheck(StrEnum):
+    fail = "fail"
+    warn = "warn"
+    off = "off"
+
+
+class ModelKind(StrEnum):
+    micro = "micro"
+    hf = "hf"
+
+
+class Dtype(StrEnum):
+    float32 = "float32"
+    bfloat16 = "bfloat16"
+    float16 = "float16"
+
+
+class RolloutBackend(StrEnum):
+    hf = "hf"
+    vllm = "vllm"
+
+
+class VllmMode(StrEnum):
+    colocate = "colocate"
+    server = "server"
+
+
+class ImportanceSamplingMode(StrEnum):
+    """TRL 1.16's `vllm_importance_sampling_mode` values."""
+
+    sequence_mask = "sequence_mask"
+    sequence_truncate = "sequence_truncate"
+    token_mask = "token_mask"
+    token_truncate = "token_truncate"
+
+
+class Sampler(StrEnum):
+    fast = "fast"
+    hf_generate = "hf_generate"
+
+
+class TrackerMode(StrEnum):
+    offline = "offline"
+    online = "online"
+    auto = "auto"
+    disabled = "disabled"
+
+
+class Scale(StrEnum):
+    micro = "micro"
+    paper = "paper"
+
+
 @dataclass
 class EvaluatorConfig:
-    name: str = "microcoder"
-    comparator: str = "microcoder"
-    shadow: list[str] = field(default_factory=list)
-    timeout_s: float = 2.0
-    memory_mb: int = 1024
-    workers: int = 2
+    """The sandboxed judge of rewards and evaluations (mcsweep/evaluator)."""
+
+    name: str = field(
+        default="microcoder", metadata={"help": "The option's name (the evaluator axis' label in the run card)."}
+    )
+    comparator: Comparator = field(
+        default=Comparator.microcoder,
+        metadata={
+            "help": "The judge that decides pass/fail: microcoder (tolerant output comparison, the study's) or "
+            "livecodebench (LiveCodeBench's exact comparison)."
+        },
+    )
+    shadow: list[Comparator] = field(
+        default_factory=list,
+        metadata={
+            "help": "Comparators that also judge every solution, logged as reward/shadow_<name> (never the reward)."
+        },
+    )
+    timeout_s: float = field(
+        default=2.0, metadata={"help": "Seconds per test, wall and CPU, before a solution counts as time_limit."}
+    )
+    memory_mb: int = field(
+        default=1024, metadata={"help": "Address-space limit of a solution's process, in MB (at least 64)."}
+    )
+    workers: int = field(default=2, metadata={"help": "Sandbox processes grading in parallel."})
 
     def __post_init__(self) -> None:
-        for key, value in [("comparator", self.comparator), *[("shadow", s) for s in self.shadow]]:
-            check(value in COMPARATORS, f"evaluator.{key}", f"unknown comparator {value!r}; one of {COMPARATORS}")
-        check(self.timeout_s > 0, "evaluator.timeout_s", f"must be > 0 (got {self.timeout_s})")
-        check(self.memory_mb >= 64, "evaluator.memory_mb", f"must be >= 64 (got {self.memory_mb})")
+        coerce_enums(self, "evaluator.")
+        check(self.timeout_s > 0, "evaluator.timeout_s", f"must be > 0 seconds (got {self.timeout_s})")
+        check(self.memory_mb >= 64, "evaluator.memory_mb", f"must be >= 64 MB (got {self.memory_mb})")
         check(self.workers >= 1, "evaluator.workers", f"must be >= 1 (got {self.workers})")
 
 
@@ -50,22 +231,49 @@ class EvaluatorConfig:
 class TemperatureConfig:
     """`stages` is a list of [step, temperature]: discrete switches (staged) or ramp knots (ramp)."""
 
-    name: str = "fixed_1.2"
-    kind: str = "fixed"
-    value: float = 1.2
-    stages: list[Any] = field(default_factory=list)
-    candidates: list[float] = field(default_factory=list)
-    target_diversity: float = 0.5
-    target_from: str | None = None  # a pilot run folder, sweep folder or run id: its final diversity
-    measure: str = "pooled"  # the diversity measure of probe and target: pooled or per_sample
-    probe_prompts: int = 16
+    name: str = field(
+        default="fixed_1.2", metadata={"help": "The option's name (the temperature axis' label in the run card)."}
+    )
+    kind: TemperatureKind = field(
+        default=TemperatureKind.fixed,
+        metadata={
+            "help": "fixed: `value` throughout; staged: switch at each stage's step; ramp: linear between stages; "
+            "diversity: probe `candidates` before training and pick the one reaching the target diversity."
+        },
+    )
+    value: float = field(default=1.2, metadata={"help": "Sampling temperature at step 0 (and throughout for fixed)."})
+    stages: list[Any] = field(
+        default_factory=list,
+        metadata={
+            "help": "[step, temperature] pairs with increasing steps, e.g. [[140, 1.8]]; "
+            "only staged and ramp read them."
+        },
+    )
+    candidates: list[float] = field(
+        default_factory=list, metadata={"help": "Temperatures the diversity probe tries (diversity only)."}
+    )
+    target_diversity: float = field(
+        default=0.5,
+        metadata={"help": "Diversity the probe aims for when `target_from` is null (diversity only), in (0, 1]."},
+    )
+    target_from: str | None = field(
+        default=None,
+        metadata={
+            "help": "A pilot run folder, sweep folder or run id whose final diversity is the target (diversity only)."
+        },
+    )
+    measure: DiversityMeasure = field(
+        default=DiversityMeasure.pooled,
+        metadata={
+            "help": "Diversity measure of probe and target: pooled over the G samples of a prompt, or per_sample."
+        },
+    )
+    probe_prompts: int = field(
+        default=16, metadata={"help": "Training prompts the diversity probe samples G completions for."}
+    )
 
     def __post_init__(self) -> None:
-        check(
-            self.kind in TEMPERATURE_KINDS,
-            "temperature.kind",
-            f"unknown kind {self.kind!r}; one of {TEMPERATURE_KINDS}",
-        )
+        coerce_enums(self, "temperature.")
         check(self.value > 0, "temperature.value", f"must be > 0 (got {self.value})")
         for i, stage in enumerate(self.stages):
             ok = len(stage) == 2 and all(isinstance(x, int | float) for x in stage)
@@ -77,23 +285,26 @@ class TemperatureConfig:
         steps = [s[0] for s in self.stages]
         check(steps == sorted(steps), "temperature.stages", f"steps must increase (got {steps})")
         if self.kind in ("staged", "ramp"):
-            check(len(self.stages) >= 1, "temperature.stages", f"{self.kind} needs at least one stage")
+            check(
+                len(self.stages) >= 1,
+                "temperature.stages",
+                f"{self.kind} needs at least one stage, e.g. [[140, 1.8]]",
+            )
         else:
-            check(not self.stages, "temperature.stages", f"only staged and ramp read stages, not {self.kind}")
+            check(
+                not self.stages,
+                "temperature.stages",
+                f"only staged and ramp read stages, not {self.kind} (set temperature.stages=[])",
+            )
         check(
             self.kind == "diversity" or not self.candidates,
             "temperature.candidates",
-            f"only diversity reads candidates, not {self.kind}",
-        )
-        check(
-            self.measure in ("pooled", "per_sample"),
-            "temperature.measure",
-            f"unknown {self.measure!r}; one of pooled, per_sample",
+            f"only diversity reads candidates, not {self.kind} (set temperature.candidates=[])",
         )
         check(
             self.kind == "diversity" or self.target_from is None,
             "temperature.target_from",
-            f"only diversity reads target_from, not {self.kind}",
+            f"only diversity reads target_from, not {self.kind} (set temperature.target_from=null)",
         )
         if self.kind == "diversity":
             check(
@@ -108,9 +319,6 @@ class TemperatureConfig:
             )
 
 
-DATA_SOURCES = ("micro", "jsonl", "hf")
-
-
 @dataclass
 class DataConfig:
     """`source`: micro (embedded sets), jsonl (a problem-record file) or hf (a hub dataset).
@@ -120,23 +328,42 @@ class DataConfig:
     problems are a random sample of it drawn with `test_seed`, fixed per sweep (not the run seed).
     """
 
-    name: str = "hard"
-    source: str = "micro"
-    train_set: str = "hard"
-    path: str | None = None
-    n_train: int | None = None
-    test_set: str = "test"
-    test_source: str | None = None
-    test_path: str | None = None
-    n_test: int = 60
-    test_seed: int = 0
+    name: str = field(default="hard", metadata={"help": "The option's name (the data axis' label in the run card)."})
+    source: DataSource = field(
+        default=DataSource.micro,
+        metadata={"help": "Where training problems come from: micro (built in), jsonl (a file) or hf (a hub dataset)."},
+    )
+    train_set: str = field(
+        default="hard", metadata={"help": "The set's name: a micro set (easy, hard) or the hub dataset's split/subset."}
+    )
+    path: str | None = field(
+        default=None, metadata={"help": "The JSONL file or hub dataset id (required unless source is micro)."}
+    )
+    n_train: int | None = field(default=None, metadata={"help": "Use only the first n training problems (null: all)."})
+    test_set: str = field(default="test", metadata={"help": "The test set's name, as `train_set`."})
+    test_source: DataSource | None = field(
+        default=None, metadata={"help": "Where test problems come from (null: `source`)."}
+    )
+    test_path: str | None = field(default=None, metadata={"help": "The test file or dataset id (null: `path`)."})
+    n_test: int = field(default=60, metadata={"help": "Test problems sampled (with `test_seed`) for every evaluation."})
+    test_seed: int = field(
+        default=0,
+        metadata={"help": "Seed of the test sample; fixed per sweep so every arm is tested on the same problems."},
+    )
 
     def __post_init__(self) -> None:
-        for key, value in (("source", self.source), ("test_source", self.test_source or self.source)):
-            check(value in DATA_SOURCES, f"data.{key}", f"unknown source {value!r}; one of {', '.join(DATA_SOURCES)}")
-        check(self.source == "micro" or self.path is not None, "data.path", f"required for source {self.source}")
+        coerce_enums(self, "data.")
+        check(
+            self.source == "micro" or self.path is not None,
+            "data.path",
+            f"required for source {self.source} (a JSONL file or hub dataset id)",
+        )
         check(self.n_test >= 1, "data.n_test", f"must be >= 1 (got {self.n_test})")
-        check(self.n_train is None or self.n_train >= 1, "data.n_train", f"must be >= 1 (got {self.n_train})")
+        check(
+            self.n_train is None or self.n_train >= 1,
+            "data.n_train",
+            f"must be >= 1, or null for all (got {self.n_train})",
+        )
 
 
 @dataclass
@@ -147,16 +374,37 @@ class ContextConfig:
     or extension length), so arms trained at different lengths are also tested on equal terms;
     null means the run's own longest training length."""
 
-    name: str = "mid"
-    max_completion_length: int = 160
-    eval_lengths: list[int] = field(default_factory=lambda: [160, 256])
-    extend_to: int | None = None
-    extend_at_step: int | None = None
-    repeat_window: int = 8
-    # Longest prompt (chat-formatted, in tokens) a run sends; longer ones are dropped from the data.
-    # vLLM's context is this plus the longest completion, and the memory estimate counts it.
-    max_prompt_length: int = 2048
-    common_eval_length: int | None = None
+    name: str = field(default="mid", metadata={"help": "The option's name (the context axis' label in the run card)."})
+    max_completion_length: int = field(
+        default=160, metadata={"help": "Longest response in training, in tokens (until `extend_to`)."}
+    )
+    eval_lengths: list[int] = field(
+        default_factory=lambda: [160, 256],
+        metadata={"help": "Response lengths every evaluation samples at (the training and common lengths are added)."},
+    )
+    extend_to: int | None = field(
+        default=None, metadata={"help": "Context extension: the longer training length (with `extend_at_step`)."}
+    )
+    extend_at_step: int | None = field(
+        default=None, metadata={"help": "The step the extension takes effect at (with `extend_to`)."}
+    )
+    repeat_window: int = field(
+        default=8, metadata={"help": "Tokens the repetition detector of truncation masking looks back over."}
+    )
+    max_prompt_length: int = field(
+        default=2048,
+        metadata={
+            "help": "Longest chat-formatted prompt sent, in tokens; longer ones are dropped and counted in the "
+            "run card. "
+            "vLLM's context is this plus the longest completion, and the memory estimate counts it."
+        },
+    )
+    common_eval_length: int | None = field(
+        default=None,
+        metadata={
+            "help": "One evaluation length shared by every arm of a sweep (null: the run's longest training length)."
+        },
+    )
 
     @property
     def longest_training_length(self) -> int:
@@ -180,7 +428,7 @@ class ContextConfig:
         check(
             (self.extend_to is None) == (self.extend_at_step is None),
             "context.extend_to",
-            "extend_to and extend_at_step go together",
+            "extend_to and extend_at_step go together (set both, or both to null)",
         )
         if self.extend_to is not None:
             check(
@@ -210,41 +458,56 @@ class ContextConfig:
 class MaskingConfig:
     """Truncation masking of advantages; see mcsweep/algo/truncation_mask.py for the definitions."""
 
-    name: str = "conditional"
-    mode: str = "conditional"
-    rho: float = 0.3
-    non_incorrect: str = "no_answer"
-    repeat_detector: str = "any_period"  # or "literal": the paper's repeat(o, m)
-    normaliser: str = "exclude_masked"  # or "keep_masked": masked tokens stay in the loss normaliser
+    name: str = field(
+        default="conditional", metadata={"help": "The option's name (the masking axis' label in the run card)."}
+    )
+    mode: MaskingMode = field(
+        default=MaskingMode.conditional,
+        metadata={
+            "help": "none; all (every truncated response); all_failed (truncated and not accepted); conditional "
+            "(truncated and non-incorrect or repetitive, or with probability rho otherwise: the study's)."
+        },
+    )
+    rho: float = field(
+        default=0.3,
+        metadata={"help": "conditional: probability of masking a truncated response that is neither, in [0, 1]."},
+    )
+    non_incorrect: NonIncorrect = field(
+        default=NonIncorrect.no_answer,
+        metadata={"help": "Which verdicts of a truncated response count as non-incorrect (conditional masks them)."},
+    )
+    repeat_detector: RepeatDetector = field(
+        default=RepeatDetector.any_period,
+        metadata={
+            "help": "any_period: a response ending in a repeated block of any period; "
+            "literal: the paper's repeat(o, m)."
+        },
+    )
+    normaliser: Normaliser = field(
+        default=Normaliser.exclude_masked,
+        metadata={"help": "exclude_masked: masked tokens leave the loss normaliser; keep_masked: they stay in it."},
+    )
 
     def __post_init__(self) -> None:
-        check(self.mode in MASKING_MODES, "masking.mode", f"unknown mode {self.mode!r}; one of {MASKING_MODES}")
-        check(
-            self.repeat_detector in ("literal", "any_period"),
-            "masking.repeat_detector",
-            f"unknown detector {self.repeat_detector!r}; one of literal, any_period",
-        )
-        check(
-            self.normaliser in ("exclude_masked", "keep_masked"),
-            "masking.normaliser",
-            f"unknown {self.normaliser!r}; one of exclude_masked, keep_masked",
-        )
+        coerce_enums(self, "masking.")
         check(0.0 <= self.rho <= 1.0, "masking.rho", f"must be in [0, 1] (got {self.rho})")
-        check(
-            self.non_incorrect in NON_INCORRECT,
-            "masking.non_incorrect",
-            f"unknown definition {self.non_incorrect!r}; one of {NON_INCORRECT}",
-        )
 
 
 @dataclass
 class BatchConfig:
     """train_batch = prompts per rollout, mini_batch = prompts per update, group_size = G."""
 
-    name: str = "default"
-    train_batch: int = 8
-    mini_batch: int = 8
-    group_size: int = 8
+    name: str = field(
+        default="default", metadata={"help": "The option's name (the batch axis' label in the run card)."}
+    )
+    train_batch: int = field(default=8, metadata={"help": "Prompts per rollout."})
+    mini_batch: int = field(
+        default=8,
+        metadata={
+            "help": "Prompts per optimizer update; divides train_batch (train_batch/mini_batch updates per rollout)."
+        },
+    )
+    group_size: int = field(default=8, metadata={"help": "Completions sampled per prompt (GRPO's G), at least 2."})
 
     def __post_init__(self) -> None:
         check(self.train_batch >= 1, "batch.train_batch", f"must be >= 1 (got {self.train_batch})")
@@ -263,10 +526,18 @@ class BatchConfig:
 
 @dataclass
 class KLClipConfig:
-    name: str = "no_kl_clip_high"
-    beta: float = 0.0
-    epsilon: float = 0.2
-    epsilon_high: float = 0.28
+    """The KL penalty and the PPO clip range (DAPO's clip-higher when epsilon_high > epsilon)."""
+
+    name: str = field(
+        default="no_kl_clip_high", metadata={"help": "The option's name (the kl_clip axis' label in the run card)."}
+    )
+    beta: float = field(
+        default=0.0, metadata={"help": "KL coefficient against the reference policy (0: no reference model is kept)."}
+    )
+    epsilon: float = field(default=0.2, metadata={"help": "Lower clip range of the policy ratio, in (0, 1)."})
+    epsilon_high: float = field(
+        default=0.28, metadata={"help": "Upper clip range (>= epsilon; DAPO's clip-higher when larger)."}
+    )
 
     def __post_init__(self) -> None:
         check(self.beta >= 0, "kl_clip.beta", f"must be >= 0 (got {self.beta})")
@@ -282,90 +553,156 @@ class KLClipConfig:
 class AlgoConfig:
     """The preset's name and the knobs that are not an axis of their own."""
 
-    name: str = "microcoder_grpo"
-    loss_type: str = "dapo"
-    scale_rewards: str = "group"
-    overlong_shaping: bool = False
-    overlong_buffer_frac: float = 0.2  # DAPO: 4096 of 20480 tokens
-    overlong_start_check: str = "warn"  # first rollout mostly in the penalty zone: warn, fail or off
+    name: str = field(default="microcoder_grpo", metadata={"help": "The preset's name (grpo, dapo, microcoder_grpo)."})
+    loss_type: LossType = field(
+        default=LossType.dapo, metadata={"help": "TRL's loss aggregation (GRPOConfig.loss_type)."}
+    )
+    scale_rewards: ScaleRewards = field(
+        default=ScaleRewards.group,
+        metadata={"help": "TRL's advantage scaling: by the group's std, the batch's, or none."},
+    )
+    overlong_shaping: bool = field(
+        default=False, metadata={"help": "DAPO's soft overlong punishment as a second reward."}
+    )
+    overlong_buffer_frac: float = field(
+        default=0.2,
+        metadata={
+            "help": "Share of max_completion_length that is DAPO's penalty zone, in (0, 1) (DAPO: 4096 of 20480)."
+        },
+    )
+    overlong_start_check: StartCheck = field(
+        default=StartCheck.warn,
+        metadata={"help": "When the first rollout is mostly inside the penalty zone already: warn, fail or off."},
+    )
 
     def __post_init__(self) -> None:
-        check(self.loss_type in LOSS_TYPES, "algo.loss_type", f"unknown {self.loss_type!r}; one of {LOSS_TYPES}")
+        coerce_enums(self, "algo.")
         check(
             0 < self.overlong_buffer_frac < 1,
             "algo.overlong_buffer_frac",
             f"must be in (0, 1) (got {self.overlong_buffer_frac})",
         )
+
+
+@dataclass
+class MicroPolicyConfig:
+    """The micro policy's build settings (mcsweep/micro/policy.py's PolicySpec, plus its world's
+    seed and version); the defaults are PolicySpec's and WorldSpec's."""
+
+    vocab_size: int = field(default=PolicySpec.vocab_size, metadata={"help": "Tokenizer vocabulary size."})
+    hidden_size: int = field(default=PolicySpec.hidden_size, metadata={"help": "Width of the transformer."})
+    intermediate_size: int = field(default=PolicySpec.intermediate_size, metadata={"help": "Width of the MLP."})
+    num_layers: int = field(default=PolicySpec.num_layers, metadata={"help": "Transformer layers."})
+    num_heads: int = field(default=PolicySpec.num_heads, metadata={"help": "Attention heads."})
+    num_kv_heads: int = field(
+        default=PolicySpec.num_kv_heads, metadata={"help": "Key/value heads (grouped-query attention)."}
+    )
+    max_positions: int = field(
+        default=PolicySpec.max_positions, metadata={"help": "Longest sequence the policy supports, in tokens."}
+    )
+    sft_steps: int = field(default=PolicySpec.sft_steps, metadata={"help": "Supervised warm-up steps of the build."})
+    sft_batch: int = field(default=PolicySpec.sft_batch, metadata={"help": "Examples per supervised step."})
+    sft_micro_batch: int = field(
+        default=PolicySpec.sft_micro_batch, metadata={"help": "Examples per forward pass; divides sft_batch."}
+    )
+    sft_lr: float = field(default=PolicySpec.sft_lr, metadata={"help": "Learning rate of the supervised warm-up."})
+    seed: int = field(
+        default=PolicySpec.seed, metadata={"help": "Seed of the build (initial weights, SFT data order)."}
+    )
+    world_seed: int = field(
+        default=WorldSpec.seed, metadata={"help": "Seed of the micro world (its problems and tests)."}
+    )
+    world_version: int = field(
+        default=WorldSpec.version, metadata={"help": "Micro world version (docs/micro_world.md)."}
+    )
+
+    def __post_init__(self) -> None:
         check(
-            self.overlong_start_check in ("fail", "warn", "off"),
-            "algo.overlong_start_check",
-            f"unknown {self.overlong_start_check!r}; one of fail, warn, off",
+            self.sft_micro_batch >= 1 and self.sft_batch % self.sft_micro_batch == 0,
+            "model.micro.sft_micro_batch",
+            f"must divide sft_batch ({self.sft_batch}); got {self.sft_micro_batch}",
         )
-        check(
-            self.scale_rewards in ("group", "batch", "none"),
-            "algo.scale_rewards",
-            f"unknown {self.scale_rewards!r}; one of group, batch, none",
-        )
+
+    def policy_spec(self) -> PolicySpec:
+        settings = {f.name: getattr(self, f.name) for f in fields(self)}
+        world = WorldSpec(seed=settings.pop("world_seed"), version=settings.pop("world_version"))
+        return PolicySpec(world=world, **settings)
 
 
 @dataclass
 class ModelConfig:
     """`kind`: micro (built and cached locally) or hf (a hub id or local folder in `path`)."""
 
-    name: str = "micro"
-    kind: str = "micro"
-    path: str | None = None
-    dtype: str = "float32"
-    attn_implementation: str = "sdpa"
-    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
-    micro: dict[str, Any] = field(default_factory=dict)
+    name: str = field(default="micro", metadata={"help": "The option's name."})
+    kind: ModelKind = field(
+        default=ModelKind.micro, metadata={"help": "micro: the micro policy, built and cached locally; hf: `path`."}
+    )
+    path: str | None = field(
+        default=None, metadata={"help": "Hub id or local folder of the model (required for kind hf)."}
+    )
+    dtype: Dtype = field(default=Dtype.float32, metadata={"help": "Weights' dtype when loaded."})
+    attn_implementation: str = field(
+        default="sdpa", metadata={"help": "transformers' attention implementation (sdpa, eager, flash_attention_2)."}
+    )
+    chat_template_kwargs: dict[str, Any] = field(
+        default_factory=dict,
+        metadata={"help": "Extra arguments of the tokenizer's chat template (e.g. enable_thinking: false)."},
+    )
+    micro: MicroPolicyConfig = field(
+        default_factory=MicroPolicyConfig, metadata={"help": "The micro policy's build settings (kind micro only)."}
+    )
 
     def __post_init__(self) -> None:
-        check(self.kind in ("micro", "hf"), "model.kind", f"unknown {self.kind!r}; one of micro, hf")
-        check(self.kind == "micro" or bool(self.path), "model.path", "required for kind hf")
-        check(self.dtype in ("float32", "bfloat16", "float16"), "model.dtype", f"unknown dtype {self.dtype!r}")
-        known = {f.name for f in fields(PolicySpec)} | {"world_seed", "world_version"}
-        for key in self.micro:
-            check(key in known, f"model.micro.{key}", f"unknown micro policy setting; one of {sorted(known)}")
-        batch = self.micro.get("sft_batch", PolicySpec.sft_batch)
-        micro = self.micro.get("sft_micro_batch", PolicySpec.sft_micro_batch)
-        check(
-            micro >= 1 and batch % micro == 0,
-            "model.micro.sft_micro_batch",
-            f"must divide sft_batch ({batch}); got {micro}",
-        )
+        coerce_enums(self, "model.")
+        check(self.kind == "micro" or bool(self.path), "model.path", "required for kind hf (a hub id or folder)")
 
 
 @dataclass
 class RolloutConfig:
-    name: str = "hf"
-    backend: str = "hf"
-    vllm_mode: str = "colocate"
-    gpu_memory_utilization: float = 0.3
-    server_host: str = "127.0.0.1"
-    server_port: int = 8000
-    tensor_parallel_size: int = 1
-    # TRL's correction for vLLM's sampling log-probs differing from the trainer's (TRL's default is on,
-    # and it reweights the loss); off by default so the vLLM and HF paths run the same algorithm.
-    importance_sampling_correction: bool = False
-    importance_sampling_mode: str = "sequence_mask"
-    importance_sampling_clip_max: float | None = 3.0
-    importance_sampling_clip_min: float | None = None
-    sampler: str = "fast"  # HF backend: fast (mcsweep.train.sampler) or hf_generate
+    """How rollouts are generated: HF in the trainer's process, or vLLM (colocated or a server)."""
+
+    name: str = field(default="hf", metadata={"help": "The option's name."})
+    backend: RolloutBackend = field(
+        default=RolloutBackend.hf, metadata={"help": "hf: generate in the training process; vllm: TRL's vLLM path."}
+    )
+    vllm_mode: VllmMode = field(
+        default=VllmMode.colocate,
+        metadata={"help": "vLLM in the training processes (colocate) or a trl vllm-serve server."},
+    )
+    gpu_memory_utilization: float = field(default=0.3, metadata={"help": "vLLM's share of GPU memory, in (0, 1]."})
+    server_host: str = field(
+        default="127.0.0.1",
+        metadata={"help": "The vLLM server's host (the launcher's $MCSWEEP_VLLM_HOST wins when set)."},
+    )
+    server_port: int = field(default=8000, metadata={"help": "The vLLM server's port."})
+    tensor_parallel_size: int = field(default=1, metadata={"help": "vLLM's tensor parallelism."})
+    importance_sampling_correction: bool = field(
+        default=False,
+        metadata={
+            "help": "TRL's correction for vLLM's sampling log-probs differing from the trainer's (TRL's default is on "
+            "and reweights the loss); off so the vLLM and HF paths run the same algorithm."
+        },
+    )
+    importance_sampling_mode: ImportanceSamplingMode = field(
+        default=ImportanceSamplingMode.sequence_mask,
+        metadata={"help": "TRL's importance-sampling mode (when the correction is on)."},
+    )
+    importance_sampling_clip_max: float | None = field(
+        default=3.0, metadata={"help": "Upper bound of the importance ratio."}
+    )
+    importance_sampling_clip_min: float | None = field(
+        default=None, metadata={"help": "Lower bound of the importance ratio (null: none)."}
+    )
+    sampler: Sampler = field(
+        default=Sampler.fast,
+        metadata={
+            "help": "HF backend: fast (mcsweep.train.sampler, generate's distribution without its overhead) "
+            "or hf_generate."
+        },
+    )
 
     def __post_init__(self) -> None:
-        check(self.backend in ("hf", "vllm"), "rollout.backend", f"unknown {self.backend!r}; one of hf, vllm")
-        check(
-            self.importance_sampling_mode in IS_MODES,
-            "rollout.importance_sampling_mode",
-            f"unknown {self.importance_sampling_mode!r}; one of {', '.join(IS_MODES)}",
-        )
-        check(
-            self.sampler in ("fast", "hf_generate"),
-            "rollout.sampler",
-            f"unknown {self.sampler!r}; one of fast, hf_generate",
-        )
-        check(self.vllm_mode in ("colocate", "server"), "rollout.vllm_mode", f"unknown {self.vllm_mode!r}")
+        coerce_enums(self, "rollout.")
         check(
             0 < self.gpu_memory_utilization <= 1,
             "rollout.gpu_memory_utilization",
@@ -377,20 +714,23 @@ class RolloutConfig:
 class TrackerConfig:
     """`auto`: WANDB_MODE if set, else online when logged in, else offline."""
 
-    name: str = "wandb"
-    wandb: bool = True
-    project: str = "mcsweep"
-    entity: str | None = None
-    mode: str = "auto"
-    job_type: str = "train"
-    profiling: bool = False  # TRL's per-call `profiling/...` timers in W&B (six keys per step)
+    name: str = field(default="wandb", metadata={"help": "The option's name (wandb or none)."})
+    wandb: bool = field(
+        default=True, metadata={"help": "Log to Weights & Biases (the run store is written either way)."}
+    )
+    project: str = field(default="mcsweep", metadata={"help": "W&B project."})
+    entity: str | None = field(default=None, metadata={"help": "W&B entity (null: your default)."})
+    mode: TrackerMode = field(
+        default=TrackerMode.auto,
+        metadata={"help": "auto: WANDB_MODE if set, else online when logged in, else offline."},
+    )
+    job_type: str = field(default="train", metadata={"help": "W&B job type of the run."})
+    profiling: bool = field(
+        default=False, metadata={"help": "TRL's per-call profiling/... timers in W&B (six keys per step)."}
+    )
 
     def __post_init__(self) -> None:
-        check(
-            self.mode in ("offline", "online", "auto", "disabled"),
-            "tracker.mode",
-            f"unknown {self.mode!r}; one of offline, online, auto, disabled",
-        )
+        coerce_enums(self, "tracker.")
 
 
 @dataclass
@@ -398,10 +738,15 @@ class LauncherConfig:
     """`processes`: training processes per point (one task each, one per GPU); `accelerate`: the
     `accelerate` group's settings (DDP, DeepSpeed or FSDP) for them (mcsweep/launch/processes.py)."""
 
-    name: str = "local"
-    torch_threads: int = 0
-    processes: int = 1
-    accelerate: dict[str, Any] = field(default_factory=dict)
+    name: str = field(
+        default="local", metadata={"help": "The option's name (local, submitit_local, submitit_slurm...)."}
+    )
+    torch_threads: int = field(default=0, metadata={"help": "torch threads per process (0: torch's default)."})
+    processes: int = field(default=1, metadata={"help": "Training processes per point, one per GPU."})
+    accelerate: dict[str, Any] = field(
+        default_factory=dict,
+        metadata={"help": "The accelerate config file's settings (the `accelerate` group) for processes > 1."},
+    )
 
     def __post_init__(self) -> None:
         check(self.torch_threads >= 0, "launcher.torch_threads", f"must be >= 0 (got {self.torch_threads})")
@@ -410,20 +755,47 @@ class LauncherConfig:
 
 @dataclass
 class TrainConfig:
-    steps: int = 140
-    learning_rate: float = 1e-4
-    eval_every: int = 70
-    eval_samples: int = 4
-    eval_temperature: float = 1.0
-    eval_at_start: bool = True
-    save_every: int = 35
-    keep_checkpoints: int | None = None
-    completions_every: int = 5
-    micro_batch: int | None = None
-    gradient_checkpointing: bool = False
-    eval_prompts_per_batch: int = 16
-    shared_prompt: bool = True  # each distinct prompt once in the update's forward (mcsweep.train.shared_prompt)
-    cpu_bf16_update: bool = False  # the CPU update's matrix products in bf16 (AMX), attention fp32 (train.precision)
+    """The optimizer loop: steps, learning rate, evaluation and checkpoint cadence."""
+
+    steps: int = field(default=140, metadata={"help": "Optimizer steps of the run."})
+    learning_rate: float = field(default=1e-4, metadata={"help": "Constant learning rate (no warm-up)."})
+    eval_every: int = field(default=70, metadata={"help": "Evaluate test pass@1 every n steps (and at the last)."})
+    eval_samples: int = field(
+        default=4, metadata={"help": "Samples per test problem at each evaluation (pass@1 is their mean)."}
+    )
+    eval_temperature: float = field(default=1.0, metadata={"help": "Sampling temperature of evaluations."})
+    eval_at_start: bool = field(default=True, metadata={"help": "Evaluate the initial policy at step 0."})
+    save_every: int = field(
+        default=35, metadata={"help": "Checkpoint every n steps (a killed run resumes from the last one)."}
+    )
+    keep_checkpoints: int | None = field(
+        default=None, metadata={"help": "Checkpoints kept (null: all, which temperature checks need)."}
+    )
+    completions_every: int = field(
+        default=5, metadata={"help": "Write the rollout's completions to completions.jsonl every n steps."}
+    )
+    micro_batch: int | None = field(
+        default=None,
+        metadata={"help": "Sequences per process per forward (null: the whole mini-batch, split over GPUs)."},
+    )
+    gradient_checkpointing: bool = field(
+        default=False, metadata={"help": "Recompute activations in the backward pass (less memory)."}
+    )
+    eval_prompts_per_batch: int = field(
+        default=16, metadata={"help": "Test prompts per generate call; a batch is the unit split over processes."}
+    )
+    shared_prompt: bool = field(
+        default=True,
+        metadata={
+            "help": "Each distinct prompt once in the update's forward (mcsweep.train.shared_prompt); false: TRL's."
+        },
+    )
+    cpu_bf16_update: bool = field(
+        default=False,
+        metadata={
+            "help": "CPU runs: the update's linear layers in bf16 autocast (AMX), attention fp32 (train.precision)."
+        },
+    )
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")
@@ -435,7 +807,7 @@ class TrainConfig:
         check(
             self.micro_batch is None or self.micro_batch >= 1,
             "train.micro_batch",
-            f"must be >= 1 (got {self.micro_batch})",
+            f"must be >= 1, or null for the whole mini-batch (got {self.micro_batch})",
         )
         check(
             self.eval_prompts_per_batch >= 1,
@@ -450,30 +822,104 @@ class TrainConfig:
 
 
 @dataclass
+class DataSetSizes:
+    """One training set at this scale."""
+
+    source: DataSource = field(default=DataSource.micro, metadata={"help": "Where it comes from (data.source)."})
+    set: str = field(default="hard", metadata={"help": "Its name (data.train_set)."})
+    path: str | None = field(default=None, metadata={"help": "Its file or dataset id (data.path)."})
+
+
+@dataclass
+class TestSetSizes:
+    """The test set at this scale."""
+
+    set: str = field(default="test", metadata={"help": "Its name (data.test_set)."})
+    path: str | None = field(default=None, metadata={"help": "Its file or dataset id (data.test_path)."})
+
+
+@dataclass
+class DataSizes:
+    easy: DataSetSizes = field(default_factory=DataSetSizes, metadata={"help": "The easy training set (data=easy)."})
+    hard: DataSetSizes = field(default_factory=DataSetSizes, metadata={"help": "The hard training set (data=hard)."})
+    test: TestSetSizes = field(default_factory=TestSetSizes, metadata={"help": "The test set."})
+    n_test: int = field(default=60, metadata={"help": "Test problems per evaluation (data.n_test)."})
+
+
+@dataclass
+class SizesConfig:
+    """The numbers axis options read (`${sizes.x}`), set by the `scale` group, so that a sweep is the
+    same file at both scales. The defaults are the micro scale's."""
+
+    ctx_short: int = field(default=112, metadata={"help": "context=short's training length."})
+    ctx_mid: int = field(default=160, metadata={"help": "context=mid's training length."})
+    ctx_long: int = field(default=224, metadata={"help": "context=long's training length, and the extensions' target."})
+    ctx_eval: int = field(default=256, metadata={"help": "The longest evaluation length."})
+    repeat_window: int = field(default=8, metadata={"help": "context.repeat_window at this scale."})
+    extend_early: int = field(default=20, metadata={"help": "Step of the early context extension."})
+    extend_late: int = field(default=40, metadata={"help": "Step of the late context extension."})
+    switch_step: int = field(default=20, metadata={"help": "Step of the staged temperature switch."})
+    context_steps: int = field(
+        default=140, metadata={"help": "train.steps of the context sweep (sweeps/context.yaml)."}
+    )
+    ramp_steps: int = field(default=40, metadata={"help": "Step where the temperature ramp ends."})
+    batch_default: int = field(default=8, metadata={"help": "batch=default's train_batch."})
+    batch_small: int = field(default=4, metadata={"help": "batch=small's train_batch."})
+    batch_mid: int = field(default=8, metadata={"help": "batch=mid's train_batch."})
+    batch_large: int = field(default=16, metadata={"help": "batch=large's train_batch."})
+    mini_batch: int = field(default=4, metadata={"help": "mini_batch of the batch arms."})
+    group_size: int = field(default=8, metadata={"help": "G of the batch arms."})
+    data: DataSizes = field(default_factory=DataSizes, metadata={"help": "The data sets at this scale."})
+
+
+@dataclass
 class RunConfig:
-    evaluator: EvaluatorConfig = field(default_factory=EvaluatorConfig)
-    temperature: TemperatureConfig = field(default_factory=TemperatureConfig)
-    data: DataConfig = field(default_factory=DataConfig)
-    context: ContextConfig = field(default_factory=ContextConfig)
-    masking: MaskingConfig = field(default_factory=MaskingConfig)
-    batch: BatchConfig = field(default_factory=BatchConfig)
-    kl_clip: KLClipConfig = field(default_factory=KLClipConfig)
-    algo: AlgoConfig = field(default_factory=AlgoConfig)
-    model: ModelConfig = field(default_factory=ModelConfig)
-    rollout: RolloutConfig = field(default_factory=RolloutConfig)
-    tracker: TrackerConfig = field(default_factory=TrackerConfig)
-    launcher: LauncherConfig = field(default_factory=LauncherConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)
-    seed: int = 0
-    runs_root: str = "runs"
-    sweep_name: str = "single"
-    scale: str = "micro"
-    sizes: dict[str, Any] = field(default_factory=dict)
+    """One GRPO run: the seven analysis axes (evaluator, temperature, data, context, masking, batch,
+    kl_clip), the algo preset, and how the run is built, launched and tracked."""
+
+    evaluator: EvaluatorConfig = field(
+        default_factory=EvaluatorConfig, metadata={"help": "Axis: the judge of rewards and evaluations."}
+    )
+    temperature: TemperatureConfig = field(
+        default_factory=TemperatureConfig, metadata={"help": "Axis: the sampling temperature and its schedule."}
+    )
+    data: DataConfig = field(default_factory=DataConfig, metadata={"help": "Axis: the training and test problems."})
+    context: ContextConfig = field(
+        default_factory=ContextConfig, metadata={"help": "Axis: response lengths in training and evaluation."}
+    )
+    masking: MaskingConfig = field(
+        default_factory=MaskingConfig, metadata={"help": "Axis: truncation masking of advantages."}
+    )
+    batch: BatchConfig = field(
+        default_factory=BatchConfig, metadata={"help": "Axis: prompts per rollout and per update, and G."}
+    )
+    kl_clip: KLClipConfig = field(default_factory=KLClipConfig, metadata={"help": "Axis: KL penalty and clip range."})
+    algo: AlgoConfig = field(
+        default_factory=AlgoConfig, metadata={"help": "The algorithm preset and its remaining knobs."}
+    )
+    model: ModelConfig = field(default_factory=ModelConfig, metadata={"help": "The policy."})
+    rollout: RolloutConfig = field(default_factory=RolloutConfig, metadata={"help": "How rollouts are generated."})
+    tracker: TrackerConfig = field(default_factory=TrackerConfig, metadata={"help": "W&B logging."})
+    launcher: LauncherConfig = field(
+        default_factory=LauncherConfig, metadata={"help": "Where and in how many processes points run."}
+    )
+    train: TrainConfig = field(default_factory=TrainConfig, metadata={"help": "The optimizer loop."})
+    seed: int = field(default=0, metadata={"help": "The run's seed (training order, sampling, masking draws)."})
+    runs_root: str = field(default="runs", metadata={"help": "Folder of the run store ($MCSWEEP_RUNS when set)."})
+    sweep_name: str = field(
+        default="single", metadata={"help": "The sweep the run belongs to: runs_root/<sweep_name>/<run_id>/."}
+    )
+    scale: Scale = field(
+        default=Scale.micro, metadata={"help": "micro (CPU, the micro world) or paper (the study's scale, GPUs)."}
+    )
+    sizes: SizesConfig = field(
+        default_factory=SizesConfig, metadata={"help": "The scale's numbers that axis options read."}
+    )
 
     def __post_init__(self) -> None:
+        coerce_enums(self, "")
         check(
             self.context.max_completion_length <= max(self.context.eval_lengths),
             "context.eval_lengths",
-            "the longest evaluation length must be >= max_completion_length",
+            "the longest evaluation length must be >= max_completion_length (add it to context.eval_lengths)",
         )
-        check(self.scale in ("micro", "paper"), "scale", f"unknown {self.scale!r}; one of micro, paper")

@@ -21,7 +21,8 @@ def validate_config(cfg: DictConfig) -> RunConfig:
         run = OmegaConf.to_object(merged)
     except OmegaConfBaseException as err:
         key = getattr(err, "full_key", None) or "config"
-        raise ConfigError(f"{key}: {err.msg if hasattr(err, 'msg') else err}") from None
+        message = str(getattr(err, "msg", err)).splitlines()[0]  # the rest repeats the key and the schema
+        raise ConfigError(f"{key}: {message}") from None
     check_schedule(run)
     return run
 

@@ -31,6 +31,7 @@ from mcsweep.data.dedup import Drop
 from mcsweep.data.difficulty import Dimension, Scorer, score_problem
 from mcsweep.data.schema import DIFFICULTIES, Problem
 from mcsweep.data.text import words
+from mcsweep.io.jsonl import JsonlError, parse_lines
 
 
 @dataclass
@@ -99,15 +100,13 @@ class JsonlCache:
         self.path = path
         self.data: dict[str, Any] = {}
         lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-        for i, line in enumerate(lines):
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                if i < len(lines) - 1:
-                    raise ValueError(f"{path}:{i + 1}: corrupt cache line ({exc})") from exc
-                path.write_text("".join(ln + "\n" for ln in lines[:-1]), encoding="utf-8")
-                break
+        errors: list[JsonlError] = []
+        for _, row in parse_lines(lines, path, errors):
             self.data[row["id"]] = row["value"]
+        if errors and errors[0].line_no < len(lines):
+            raise ValueError(f"{errors[0].where}: corrupt cache line ({errors[0].reason})") from errors[0]
+        if errors:
+            path.write_text("".join(ln + "\n" for ln in lines[:-1]), encoding="utf-8")
 
     def put(self, key: str, value: Any) -> None:
         self.data[key] = value

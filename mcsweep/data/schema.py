@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from mcsweep.io.jsonl import JsonlError, iter_jsonl
+
 DIFFICULTIES = ("easy", "medium", "hard")
 REQUIRED = ("id", "question", "input_output")
 
@@ -103,18 +105,11 @@ def make_io(inputs: list[str], outputs: list[str], fn_name: str | None = None) -
 def read_jsonl(path: str | Path) -> list[Problem]:
     """Read problems; a malformed line raises with the file and line number."""
     out: list[Problem] = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SchemaError(f"{where}: malformed JSON line ({exc})") from exc
-            if not isinstance(row, dict):
-                raise SchemaError(f"{where}: line is not a JSON object")
-            out.append(Problem.from_dict(row, where))
+    try:
+        for lineno, row in iter_jsonl(path):
+            out.append(Problem.from_dict(row, f"{path}:{lineno}"))
+    except JsonlError as err:
+        raise SchemaError(f"{err.where}: malformed JSON line ({err.reason})") from err
     return out
 
 

@@ -7,11 +7,12 @@ works); a false negative fails one it accepts (lost reward).
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mcsweep.io.jsonl import read_jsonl
 
 from .api import Evaluator, GradeRequest
 
@@ -60,8 +61,7 @@ class Accuracy:
 
 
 def load_corpus(path: str | Path | None = None) -> list[dict[str, Any]]:
-    with open(path or CORPUS, encoding="utf-8") as stream:
-        return [json.loads(line) for line in stream if line.strip()]
+    return read_jsonl(path or CORPUS)
 
 
 def measure(path: str | Path | None = None, workers: int | None = None, timeout_s: float = 1.0) -> Accuracy:

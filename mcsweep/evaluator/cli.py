@@ -17,6 +17,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from mcsweep.io.jsonl import JsonlError, decode_line
+
 from .api import Evaluator, GradeRequest, request_problem
 from .comparators import COMPARATORS
 from .problem import ProblemFormatError
@@ -25,9 +27,9 @@ from .problem import ProblemFormatError
 def parse_line(line: str, lineno: int) -> GradeRequest:
     """One input line as a request; ValueError names the line and what is wrong."""
     try:
-        record = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"line {lineno}: invalid JSON ({err})") from err
+        record = decode_line(line, "input", lineno, objects=False)
+    except JsonlError as err:
+        raise ValueError(f"line {lineno}: invalid JSON ({err.reason})") from err
     if not isinstance(record, dict):
         raise ValueError(f"line {lineno}: expected a JSON object")
     code, completion = record.get("code"), record.get("completion")

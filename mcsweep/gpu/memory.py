@@ -119,9 +119,7 @@ def shape_from_config_json(config: dict) -> ModelShape:
 def model_shape(cfg: RunConfig) -> ModelShape:
     """The run's model shape: a local folder's config.json, a known hub id, or the hub cache."""
     if cfg.model.kind == "micro":
-        from mcsweep.micro.policy import PolicySpec
-
-        spec = PolicySpec(**{k: v for k, v in cfg.model.micro.items() if k not in ("world_seed", "world_version")})
+        spec = cfg.model.micro.policy_spec()
         return ModelShape(
             spec.vocab_size,
             spec.hidden_size,

@@ -7,8 +7,9 @@ which in `optimized_metric: {metric, reduce}`; the task returns `objective(...)`
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from mcsweep.io.jsonl import read_jsonl
 
 REDUCTIONS = ("final", "best")
 
@@ -18,8 +19,7 @@ def objective(run_dir: Path, max_length: int, metric: str = "pass@1", reduce: st
     if reduce not in REDUCTIONS:
         raise ValueError(f"optimized_metric.reduce: unknown {reduce!r}; one of {REDUCTIONS}")
     path = Path(run_dir) / "evals.jsonl"
-    lines = path.read_text().splitlines() if path.exists() else []
-    rows = [json.loads(line) for line in lines if line.strip()]
+    rows = read_jsonl(path) if path.exists() else []
     scored = sorted(
         (r["step"], r[metric]) for r in rows if r.get("max_length") == max_length and r.get(metric) is not None
     )

@@ -13,6 +13,14 @@ class RunStatus(StrEnum):
     PARTIAL = "partial"  # started and left a checkpoint: launch, and the run resumes from it
 
 
+class CardStatus(StrEnum):
+    """`status` in run_card.json, written by the run session (mcsweep/train/session.py)."""
+
+    RUNNING = "running"
+    FINISHED = "finished"
+    FAILED = "failed"
+
+
 class RunStoreError(RuntimeError):
     """A run folder exists but its run card cannot be understood."""
 
@@ -35,8 +43,9 @@ def run_status(run_dir: Path) -> RunStatus:
         status = json.loads(card_path.read_text())["status"]
     except (json.JSONDecodeError, KeyError, TypeError) as err:
         raise RunStoreError(f"{card_path}: no readable 'status' ({err.__class__.__name__}: {err})") from None
-    if status == "finished":
+    if status == CardStatus.FINISHED:
         return RunStatus.DONE
-    if status in ("running", "failed"):
+    if status in (CardStatus.RUNNING, CardStatus.FAILED):
         return RunStatus.PARTIAL if has_checkpoint(run_dir) else RunStatus.NEW
-    raise RunStoreError(f"{card_path}: unknown status {status!r}; expected running, finished or failed")
+    expected = ", ".join(CardStatus)
+    raise RunStoreError(f"{card_path}: unknown status {status!r}; expected one of {expected}")

@@ -26,13 +26,11 @@ log = logging.getLogger(__name__)
 
 
 class BoundCallback(TrainerCallback):
-    """A callback that needs the trainer itself (HF passes only the model and tokenizer)."""
+    """A callback that needs the trainer itself (HF passes callbacks only the model and tokenizer), so
+    it takes it at construction, as TRL's SyncRefModelCallback takes its accelerator."""
 
-    trainer = None
-
-    def bind(self, trainer) -> BoundCallback:
+    def __init__(self, trainer) -> None:
         self.trainer = trainer
-        return self
 
     def push(self, metrics: dict[str, float]) -> None:
         for name, value in metrics.items():
@@ -45,7 +43,8 @@ class ScheduleCallback(BoundCallback):
     Completions buffered for later optimizer steps were sampled at the old temperature, so a change
     waits for the next generation (TRL's own condition, which also holds right after a resume)."""
 
-    def __init__(self, schedule: Schedule, extend_to: int | None, extend_at: int | None) -> None:
+    def __init__(self, trainer, schedule: Schedule, extend_to: int | None, extend_at: int | None) -> None:
+        super().__init__(trainer)
         self.schedule, self.extend_to, self.extend_at = schedule, extend_to, extend_at
 
     def on_step_begin(self, args, state, control, **kwargs):
@@ -110,8 +109,16 @@ class EvalCallback(BoundCallback):
     """Test pass@1 at the start, every `every` steps, and at the last step."""
 
     def __init__(
-        self, store: RunStore, problems: list[dict], evaluator, settings: EvalSettings, every: int, at_start: bool
+        self,
+        trainer,
+        store: RunStore,
+        problems: list[dict],
+        evaluator,
+        settings: EvalSettings,
+        every: int,
+        at_start: bool,
     ) -> None:
+        super().__init__(trainer)
         self.store, self.problems, self.evaluator = store, problems, evaluator
         self.settings, self.every, self.at_start = settings, every, at_start
 
@@ -164,7 +171,8 @@ class RunStoreCallback(BoundCallback):
     Completions are written in the step whose rollout made them, for the rollouts that start at a
     multiple of `completions_every` steps, so no row is ever relabelled with a later step."""
 
-    def __init__(self, store: RunStore, completions_every: int) -> None:
+    def __init__(self, trainer, store: RunStore, completions_every: int) -> None:
+        super().__init__(trainer)
         self.store, self.completions_every = store, completions_every
 
     def on_log(self, args, state, control, logs=None, **kwargs):

@@ -6,13 +6,13 @@ a dataset on the HF hub / disk in the same record schema.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 
 from datasets import Dataset
 
 from mcsweep.config.schema import DataConfig
+from mcsweep.io.jsonl import JsonlError, iter_jsonl
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.micro.world import problem_set, prompt_messages
 
@@ -25,18 +25,14 @@ class DataError(ValueError):
 
 def _read_jsonl(path: str) -> list[dict]:
     records = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataError(f"{path}:{n}: not JSON ({err.msg})") from None
+    try:
+        for n, record in iter_jsonl(path):
             missing = [k for k in REQUIRED if k not in record]
             if missing:
                 raise DataError(f"{path}:{n}: missing field(s) {missing}")
             records.append(record)
+    except JsonlError as err:
+        raise DataError(f"{err.where}: {err.reason}") from None
     return records
 
 

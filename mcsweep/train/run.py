@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import logging
-import os
-import platform
-import subprocess
-import time
-from pathlib import Path
 
 import torch
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-import mcsweep
 from mcsweep.algo.temperature import choose, measured_target, probe_table, schedule_from_config
 from mcsweep.config.schema import COMPARATORS, RunConfig
 from mcsweep.evaluator import Evaluator
 from mcsweep.gpu.batching import batch_layout
 from mcsweep.gpu.layout import max_model_len
+from mcsweep.launch.environment import SINGLE_PROCESS, LaunchEnv
 from mcsweep.launch.identity import run_dir as resolve_run_dir
 from mcsweep.launch.identity import run_id as resolve_run_id
 from mcsweep.launch.processes import setup_processes
+from mcsweep.launch.status import CardStatus
 from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
@@ -31,7 +26,7 @@ from mcsweep.train.data import DataError, fitting_prompts, prompt_dataset, test_
 from mcsweep.train.evaluation import EvalSettings, sample_completions
 from mcsweep.train.reward import ExecutionReward, ScaledOverlongPunishment
 from mcsweep.train.run_store import RunStore
-from mcsweep.train.tracking import axis_options, start_wandb
+from mcsweep.train.session import final_summary, run_session
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
 
 log = logging.getLogger(__name__)
@@ -40,9 +35,7 @@ log = logging.getLogger(__name__)
 def policy_spec(cfg: RunConfig) -> PolicySpec:
     """The micro policy's build settings: `model.micro` overrides, world seed and version under
     `world_seed` and `world_version`."""
-    micro = dict(cfg.model.micro)
-    world = WorldSpec(seed=int(micro.pop("world_seed", 0)), version=int(micro.pop("world_version", 1)))
-    return PolicySpec(world=world, **micro)
+    return cfg.model.micro.policy_spec()
 
 
 def load_policy(cfg: RunConfig):
@@ -56,55 +49,16 @@ def load_policy(cfg: RunConfig):
     return model, tokenizer
 
 
-def run_card(cfg: RunConfig, run_id: str) -> dict:
-    import transformers
-    import trl
+def grpo_args(cfg: RunConfig, store: RunStore, temperature: float, env: LaunchEnv = SINGLE_PROCESS):
+    """TRL's GRPOConfig from the axes; the batch axis maps onto generation batch and steps per generation
+    over `env.world_size` processes.
 
-    return {
-        "run_id": run_id,
-        "sweep": cfg.sweep_name,
-        "axes": axis_options(cfg),
-        "algo": cfg.algo.name,
-        "seed": cfg.seed,
-        "world": "micro" if cfg.model.kind == "micro" else cfg.model.path,
-        "scale": cfg.scale,
-        "status": "running",
-        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "versions": {
-            "mcsweep": mcsweep.__version__,
-            "trl": trl.__version__,
-            "torch": torch.__version__,
-            "transformers": transformers.__version__,
-        },
-        "git_commit": _git_commit(),
-        "machine": {
-            "host": platform.node(),
-            "cpus": os.cpu_count(),
-            "torch_threads": torch.get_num_threads(),
-            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
-        },
-    }
-
-
-def _git_commit() -> str | None:
-    root = Path(__file__).resolve().parents[2]
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True)
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-
-
-def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
-    """TRL's GRPOConfig from the axes; the batch axis maps onto generation batch and steps per generation.
-
-    The vLLM server's host comes from $MCSWEEP_VLLM_HOST when set (the SLURM layout sets it), so
+    The vLLM server's host is `env.vllm_host` when the launcher placed it (the SLURM layout does), so
     where the server runs never changes the run's identity."""
     from trl import GRPOConfig
 
     b, k, r = cfg.batch, cfg.kl_clip, cfg.rollout
-    layout = batch_layout(b, int(os.environ.get("WORLD_SIZE", "1")), cfg.train.micro_batch)
+    layout = batch_layout(b, env.world_size, cfg.train.micro_batch)
     return GRPOConfig(
         output_dir=str(store.path / "checkpoints"),
         max_steps=cfg.train.steps,
@@ -142,7 +96,7 @@ def grpo_args(cfg: RunConfig, store: RunStore, temperature: float):
         use_vllm=r.backend == "vllm",
         vllm_mode=r.vllm_mode,
         vllm_gpu_memory_utilization=r.gpu_memory_utilization,
-        vllm_server_host=os.environ.get("MCSWEEP_VLLM_HOST", r.server_host),
+        vllm_server_host=env.vllm_host or r.server_host,
         vllm_max_model_length=max_model_len(cfg) if r.backend == "vllm" else None,
         vllm_server_port=r.server_port,
         vllm_tensor_parallel_size=r.tensor_parallel_size,
@@ -208,8 +162,8 @@ def fitting_problems(cfg: RunConfig, store: RunStore, tokenizer, world: WorldSpe
 
 
 def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec, args=None):
-    """The trainer with mcsweep's callbacks; `args` (default: `grpo_args`) is the GRPOConfig that
-    `train` builds before it loads the model (see there)."""
+    """The trainer with mcsweep's callbacks; `args` is the GRPOConfig that `train` builds before it
+    loads the model (see there); without it, `grpo_args` for the environment this process was launched in."""
     train, test = fitting_problems(cfg, store, tokenizer, world)
     reward = ExecutionReward(evaluator)
     mask = MaskSettings(
@@ -224,7 +178,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     trainer = MicroCoderGRPOTrainer(
         model=model,
         reward_funcs=reward_funcs(cfg, reward),
-        args=args or grpo_args(cfg, store, cfg.temperature.value),
+        args=args or grpo_args(cfg, store, cfg.temperature.value, LaunchEnv.from_environ()),
         train_dataset=prompt_dataset(train),
         processing_class=tokenizer,
         reward=reward,
@@ -247,13 +201,13 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         common_length=cfg.context.common_length,
     )
     for callback in (
-        cb.ScheduleCallback(schedule, cfg.context.extend_to, cfg.context.extend_at_step),
-        cb.PhaseTimer(),
-        cb.EvalCallback(store, test, evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start),
-        cb.RunStoreCallback(store, cfg.train.completions_every),
-        cb.ReplicaCheck(),
+        cb.ScheduleCallback(trainer, schedule, cfg.context.extend_to, cfg.context.extend_at_step),
+        cb.PhaseTimer(trainer),
+        cb.EvalCallback(trainer, store, test, evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start),
+        cb.RunStoreCallback(trainer, store, cfg.train.completions_every),
+        cb.ReplicaCheck(trainer),
     ):
-        trainer.add_callback(callback.bind(trainer))
+        trainer.add_callback(callback)
     for callback in tracking.callbacks(cfg, store.path):
         trainer.add_callback(callback)
     return trainer
@@ -286,7 +240,7 @@ def require_rollout_backend(cfg: RunConfig) -> None:
         raise RuntimeError(f"rollout={cfg.rollout.name} needs a CUDA GPU; none is visible (use rollout=hf on CPU)")
 
 
-def warn_if_too_big(cfg: RunConfig) -> None:
+def warn_if_too_big(cfg: RunConfig, env: LaunchEnv) -> None:
     """On GPU, estimate memory per device before building anything, and warn when it cannot fit."""
     if not torch.cuda.is_available():
         return
@@ -294,7 +248,7 @@ def warn_if_too_big(cfg: RunConfig) -> None:
 
     est = check_fits(
         cfg,
-        int(os.environ.get("WORLD_SIZE", "1")),
+        env.world_size,
         torch.cuda.get_device_properties(0).total_memory / 2**30,
         strategy=launch_strategy(),
     )
@@ -319,8 +273,9 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
     build_policy_alone(cfg)
     setup_processes(cfg.launcher.processes, cfg.launcher.accelerate)
+    env = LaunchEnv.from_environ()  # after setup_processes, which may set the rank variables
     require_rollout_backend(cfg)
-    warn_if_too_big(cfg)
+    warn_if_too_big(cfg, env)
     if cfg.launcher.torch_threads:
         torch.set_num_threads(cfg.launcher.torch_threads)
     from accelerate import PartialState
@@ -328,53 +283,16 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     # cpu= as the Trainer will ask, or the first (shared) state would be non-distributed on a CPU.
     main_process = PartialState(cpu=not torch.cuda.is_available()).is_main_process
     run_id, store = resolve_run_id(raw), RunStore(resolve_run_dir(raw), writer=main_process).create()
-    if store.read_json("run_card.json").get("status") == "finished":
+    if store.read_json("run_card.json").get("status") == CardStatus.FINISHED:
         log.info("run %s is already finished in %s; nothing to do", run_id, store.path)
         return final_summary(store)
     ckpt = store.latest_checkpoint()
     store.truncate_after(int(ckpt.name.split("-")[-1]) if ckpt else -1)
-    if main_process:
-        OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
-    card = run_card(cfg, run_id)
-    card["started"] = store.read_json("run_card.json").get("started", card["started"])  # kept across resumes
-    store.update_card(**card)
-    wandb_run = (
-        start_wandb(cfg, run_id, store.path, dataclasses.asdict(cfg), store.read_json("run_card.json"))
-        if main_process
-        else None
-    )
-    evaluator = make_evaluator(cfg, shadow=True)
-    try:
+    with run_session(cfg, raw, run_id, store, lambda: make_evaluator(cfg, shadow=True), main_process) as session:
         # The trainer config before the model: under `accelerate launch` with ZeRO-3 it registers the
         # DeepSpeed config that from_pretrained reads to build the model sharded (zero3_init_flag).
-        args = grpo_args(cfg, store, cfg.temperature.value)
+        args = grpo_args(cfg, store, cfg.temperature.value, env)
         model, tokenizer = load_policy(cfg)
-        trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world, args)
+        trainer = build_trainer(cfg, store, model, tokenizer, session.evaluator, policy_spec(cfg).world, args)
         trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
-    except BaseException:
-        store.update_card(status="failed", finished=time.strftime("%Y-%m-%dT%H:%M:%S"))
-        raise
-    finally:
-        evaluator.close()
-        if wandb_run is not None:
-            tracking.log_run_store(store.path, "end")
-            wandb_run.finish()
-    final = final_summary(store)
-    store.update_card(status="finished", finished=time.strftime("%Y-%m-%dT%H:%M:%S"), final=final)
-    return final
-
-
-def final_summary(store: RunStore) -> dict:
-    """Test pass@1 of the last evaluation, at the training, the common and the longest evaluation length."""
-    evals = store.rows("evals")
-    if not evals:
-        return {"run_dir": str(store.path)}
-    last = [r for r in evals if r["step"] == evals[-1]["step"]]
-    common = [r["pass@1"] for r in last if r.get("common_length")]
-    return {
-        "step": last[0]["step"],
-        "pass@1": last[0]["pass@1"],
-        "pass@1_ext": max(last, key=lambda r: r["max_length"])["pass@1"],
-        **({"pass@1_common": common[0]} if common else {}),
-        "run_dir": str(store.path),
-    }
+    return final_summary(store)

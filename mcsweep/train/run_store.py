@@ -14,6 +14,8 @@ from typing import Any
 
 import pandas as pd
 
+from mcsweep.io.jsonl import read_jsonl
+
 TABLES = ("metrics", "evals", "eval_samples", "completions")
 
 
@@ -52,8 +54,7 @@ class RunStore:
         path = self.table_path(table)
         if not path.exists():
             return []
-        with open(path) as f:
-            return [json.loads(line) for line in f if line.strip()]
+        return read_jsonl(path)
 
     def read(self, table: str) -> pd.DataFrame:
         path = self.table_path(table)

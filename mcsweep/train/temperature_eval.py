@@ -12,7 +12,6 @@ interrupted call resumes. With the run's tracker on, the rows are logged into th
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from pathlib import Path
 
@@ -20,8 +19,9 @@ import torch
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
-from mcsweep.config.schema import RunConfig
+from mcsweep.config.schema import RunConfig, plain_dict
 from mcsweep.config.validate import validate_config
+from mcsweep.io.jsonl import read_jsonl
 from mcsweep.train.data import test_problems
 from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, stop_ids, summarize
 from mcsweep.train.run import load_policy, make_evaluator, policy_spec
@@ -54,7 +54,7 @@ def load_checkpoint(cfg: RunConfig, path: Path, device):
 
 def _done(store: RunStore) -> set[tuple[int, float]]:
     path = store.path / "temperature_evals.jsonl"
-    rows = [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+    rows = read_jsonl(path) if path.exists() else []
     return {(r["step"], r["temperature"]) for r in rows}
 
 
@@ -71,7 +71,7 @@ def evaluate_at_temperatures(
     evaluator = make_evaluator(cfg, shadow=False)
     card = store.read_json("run_card.json")
     run_id = card.get("run_id", run_dir.name)
-    wandb_run = start_wandb(cfg, run_id, run_dir, dataclasses.asdict(cfg), card) if todo else None
+    wandb_run = start_wandb(cfg, run_id, run_dir, plain_dict(cfg), card) if todo else None
     try:
         for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
             policy = model if path is None else load_checkpoint(cfg, path, model.device)

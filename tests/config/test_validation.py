@@ -96,7 +96,7 @@ def test_every_context_arm_shares_one_common_evaluation_length(scale):
         cfg = validate_config(_compose(overrides))
         commons.add(cfg.context.common_length)
         assert cfg.context.common_length >= cfg.context.longest_training_length
-    assert commons == {cfg.sizes["ctx_long"]}
+    assert commons == {cfg.sizes.ctx_long}
 
 
 def _sweep_points(sweep: str) -> list[list[str]]:
@@ -123,7 +123,7 @@ def test_axis_sweeps_run_on_the_analysis_base_and_table1_on_the_presets(sweep):
                 assert cfg.temperature.kind == "staged" and cfg.masking.mode == "conditional"
             continue
         assert cfg.algo.name == "analysis_base" and cfg.algo.loss_type == "dapo" and cfg.algo.overlong_shaping
-        assert cfg.batch.mini_batch == cfg.sizes["mini_batch"], point
+        assert cfg.batch.mini_batch == cfg.sizes.mini_batch, point
         if "kl_clip=" not in " ".join(point):
             assert cfg.kl_clip.beta == 0 and cfg.kl_clip.epsilon_high > cfg.kl_clip.epsilon
         if sweep != "batch":  # the batch axis varies the train batch around the fixed mini-batch

@@ -11,6 +11,7 @@ from mcsweep.config.schema import (
     BatchConfig,
     ContextConfig,
     KLClipConfig,
+    MicroPolicyConfig,
     ModelConfig,
     RolloutConfig,
     RunConfig,
@@ -93,7 +94,7 @@ def test_unknown_model_names_the_key():
 
 
 def test_micro_policy_shape_is_the_built_one():
-    cfg = RunConfig(model=ModelConfig(micro={"hidden_size": 64, "intermediate_size": 128, "num_layers": 2}))
+    cfg = RunConfig(model=ModelConfig(micro=MicroPolicyConfig(hidden_size=64, intermediate_size=128, num_layers=2)))
     shape = model_shape(cfg)
     assert (shape.hidden_size, shape.num_layers, shape.head_dim, shape.vocab_size) == (64, 2, 16, 600)
 

@@ -105,7 +105,7 @@ def one_process_eval(run_dir: Path, step: int) -> list[dict]:
         prompts_per_batch=cfg.train.eval_prompts_per_batch,
         seed=cfg.seed + step,
     )
-    problems = test_problems(cfg.data, WorldSpec(seed=int(cfg.model.micro.get("world_seed", 0))))
+    problems = test_problems(cfg.data, WorldSpec(seed=cfg.model.micro.world_seed))
     evaluator = make_evaluator(cfg, shadow=False)
     torch.set_num_threads(1)  # as each rank ran
     try:

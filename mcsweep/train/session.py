@@ -1,0 +1,136 @@
+"""One run's lifecycle: what a run opens, and how its run card ends, in one place.
+
+Entering `run_session` writes config.yaml and the run card (status running), starts W&B and the
+evaluator; leaving it marks the card finished (with the final summary) or failed (on any exception,
+interrupts included), then closes the evaluator and uploads the run store to W&B and finishes it.
+The card is marked before the closing, so a failure to close cannot leave a finished run "running".
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from omegaconf import DictConfig, OmegaConf
+
+import mcsweep
+from mcsweep.config.schema import RunConfig, plain_dict
+from mcsweep.evaluator import Evaluator
+from mcsweep.launch.status import CardStatus
+from mcsweep.train import tracking
+from mcsweep.train.run_store import RunStore
+from mcsweep.train.tracking import axis_options, start_wandb
+
+
+@dataclass
+class RunSession:
+    """The open resources of a run; `evaluator` grades rewards and evaluations alike."""
+
+    store: RunStore
+    evaluator: Evaluator
+    wandb_run: object | None
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def run_card(cfg: RunConfig, run_id: str) -> dict:
+    import transformers
+    import trl
+
+    return {
+        "run_id": run_id,
+        "sweep": cfg.sweep_name,
+        "axes": axis_options(cfg),
+        "algo": cfg.algo.name,
+        "seed": cfg.seed,
+        "world": "micro" if cfg.model.kind == "micro" else cfg.model.path,
+        "scale": cfg.scale,
+        "status": CardStatus.RUNNING,
+        "started": now(),
+        "versions": {
+            "mcsweep": mcsweep.__version__,
+            "trl": trl.__version__,
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+        },
+        "git_commit": _git_commit(),
+        "machine": {
+            "host": platform.node(),
+            "cpus": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        },
+    }
+
+
+def _git_commit() -> str | None:
+    root = Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def final_summary(store: RunStore) -> dict:
+    """Test pass@1 of the last evaluation, at the training, the common and the longest evaluation length."""
+    evals = store.rows("evals")
+    if not evals:
+        return {"run_dir": str(store.path)}
+    last = [r for r in evals if r["step"] == evals[-1]["step"]]
+    common = [r["pass@1"] for r in last if r.get("common_length")]
+    return {
+        "step": last[0]["step"],
+        "pass@1": last[0]["pass@1"],
+        "pass@1_ext": max(last, key=lambda r: r["max_length"])["pass@1"],
+        **({"pass@1_common": common[0]} if common else {}),
+        "run_dir": str(store.path),
+    }
+
+
+def _finish_wandb(store: RunStore, wandb_run) -> None:
+    tracking.log_run_store(store.path, "end")
+    wandb_run.finish()
+
+
+@contextmanager
+def run_session(
+    cfg: RunConfig,
+    raw: DictConfig,
+    run_id: str,
+    store: RunStore,
+    open_evaluator: Callable[[], Evaluator],
+    main_process: bool = True,
+) -> Iterator[RunSession]:
+    """Open the run (see the module docstring); only the main process writes files and talks to W&B.
+    A resumed run keeps its first `started` time."""
+    with ExitStack() as closing:
+        try:
+            if main_process:
+                OmegaConf.save({k: v for k, v in raw.items() if k != "hydra"}, store.path / "config.yaml", resolve=True)
+            card = run_card(cfg, run_id)
+            card["started"] = store.read_json("run_card.json").get("started", card["started"])
+            store.update_card(**card)
+            wandb_run = None
+            if main_process:
+                card = store.read_json("run_card.json")
+                wandb_run = start_wandb(cfg, run_id, store.path, plain_dict(cfg), card)
+            if wandb_run is not None:
+                closing.callback(_finish_wandb, store, wandb_run)
+            evaluator = open_evaluator()
+            closing.callback(evaluator.close)
+            yield RunSession(store, evaluator, wandb_run)
+        except BaseException:
+            store.update_card(status=CardStatus.FAILED, finished=now())
+            raise
+        store.update_card(status=CardStatus.FINISHED, finished=now(), final=final_summary(store))
