@@ -6,6 +6,7 @@ built on the frame can say which runs it stands on. Nothing is dropped without a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -19,13 +20,26 @@ import yaml
 
 from mcsweep.analysis import names
 from mcsweep.analysis.arms import AXIS_OF_SWEEP, arm_of
+from mcsweep.launch.identity import EXCLUDED_KEYS
 
 log = logging.getLogger(__name__)
 
 AXES: tuple[str, ...] = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
-RUN_COLUMNS: tuple[str, ...] = ("run_id", "sweep", "world", "algo", "seed", "status", "simulated", *AXES, "arm")
+RUN_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "sweep",
+    "world",
+    "algo",
+    "seed",
+    "status",
+    "simulated",
+    *AXES,
+    "arm",
+    "config_key",
+)
 """Axis columns hold each axis's arm label; ``arm`` holds the swept axis's ``arms.Arm`` record (None for
-sweeps that vary no axis)."""
+sweeps that vary no axis); ``config_key`` is the same for runs of one config launched in several sweeps
+(None without a config.yaml)."""
 TIDY_COLUMNS: tuple[str, ...] = (*RUN_COLUMNS, "file", "max_length", "step", "metric", "value")
 SAMPLE_FIELDS: tuple[str, ...] = (
     "step",
@@ -75,8 +89,9 @@ class LoadReport:
 def load(*sources: str | Path, api: Any = None) -> pd.DataFrame:
     """Tidy frame (``TIDY_COLUMNS``) of every metric of every run under ``sources``.
 
-    A source is a run folder, any folder above run folders, or ``wandb:ENTITY/PROJECT[/GROUP]``
-    (read through ``wandb.Api()``, or ``api`` when given). The load report is in
+    A source is a run folder, any folder above run folders, a report's data folder (or the report
+    folder holding it; ``report_data``), or ``wandb:ENTITY/PROJECT[/GROUP]`` (read through
+    ``wandb.Api()``, or ``api`` when given). The load report is in
     ``frame.attrs["load_report"]`` (see ``load_report``).
     """
     report = LoadReport()
@@ -108,6 +123,11 @@ def load_samples(*sources: str | Path, api: Any = None) -> pd.DataFrame:
 
             frames += load_wandb_samples(str(src).removeprefix("wandb:"), report, api)
             continue
+        if (data := _data_folder(src)) is not None:
+            from mcsweep.analysis import report_data  # imports this module
+
+            frames.append(report_data.read_samples(data, report))
+            continue
         for run_dir in _run_dirs(Path(src), report):
             card = _read_card(run_dir, report)
             rows, _ = _read_jsonl(run_dir / "eval_samples.jsonl", card["run_id"], report)
@@ -129,6 +149,13 @@ def evaluation_kind(samples: pd.DataFrame, run_dir: Path, run_id: str, report: L
     return ["temperatures" if (int(s), float(t)) in pairs else "training" for s, t in keys]
 
 
+def _data_folder(src: str | Path) -> Path | None:
+    """The report data folder ``src`` names (itself, or a report folder's ``data/``), or None."""
+    from mcsweep.analysis.report_data import folder_of  # imports this module
+
+    return folder_of(Path(src))
+
+
 def _empty(columns: Iterable[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
 
@@ -138,6 +165,10 @@ def _load_source(src: str | Path, report: LoadReport, api: Any) -> pd.DataFrame:
         from mcsweep.analysis.load_wandb import load_wandb  # imports this module
 
         return load_wandb(str(src).removeprefix("wandb:"), report, api)
+    if (data := _data_folder(src)) is not None:
+        from mcsweep.analysis import report_data  # imports this module
+
+        return report_data.read_frame(data, report)
     frames = [_load_run_dir(d, report) for d in _run_dirs(Path(src), report)]
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True) if frames else _empty(TIDY_COLUMNS)
@@ -192,7 +223,21 @@ def _run_columns(card: dict[str, Any]) -> dict[str, Any]:
     arms = {a: arm_of(a, str(axes[a]), config.get(a)) for a in AXES if axes.get(a) is not None}
     cols.update({a: arms[a].label if a in arms else None for a in AXES})
     cols["arm"] = arms.get(AXIS_OF_SWEEP.get(str(card.get("sweep")), ""))
+    cols["config_key"] = config_key(config) if config else None
     return cols
+
+
+def config_key(config: dict[str, Any]) -> str:
+    """A hash of what a run computes, whatever sweep launched it: the resolved config without
+    ``sweep_name`` and without the keys that only say where or how it ran (``launch.identity``'s list).
+    The run id hashes ``sweep_name`` too, so one config in two sweeps has two ids but one key."""
+    plain = {k: v for k, v in config.items() if k not in {"sweep_name", *EXCLUDED_KEYS}}
+    for path in (key.split(".") for key in EXCLUDED_KEYS if "." in key):
+        node = plain.get(path[0])
+        if isinstance(node, dict) and path[1] in node:
+            plain[path[0]] = {k: v for k, v in node.items() if k != path[1]}
+    text = json.dumps(plain, sort_keys=True, default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
 def _read_jsonl(path: Path, run_id: str, report: LoadReport) -> tuple[list[dict[str, Any]], bool]:

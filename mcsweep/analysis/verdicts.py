@@ -21,6 +21,7 @@ SHORT = {
     cr.REWARD: "reward",
     cr.LENGTH: "length",
     cr.DIVERSITY: "diversity",
+    cr.ACC_COMMON: "acc@common",
 }
 
 
