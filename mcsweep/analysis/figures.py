@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -298,6 +299,30 @@ SWEEP_OF_FIGURE = {
     "12_2": "masking",
     "13": "table1",
 }
+
+
+PANELS = {"1": 4, "6_4": 3, "7_2": 6, "8_2": 3, "9_2": 3, "10_2": 3, "11_2": 3, "12_2": 6, "13": 4}
+"""Panels of each figure, as the study draws them."""
+
+
+def describe(fig: Figure) -> dict[str, Any]:
+    """What a reader checks on a figure: its title, and per visible panel the axis labels, legend entries
+    and whether it has seed bands and the noise-threshold mark (notebook tests read this)."""
+    panels = []
+    for ax in (a for a in fig.axes if a.get_visible()):
+        legend = ax.get_legend()
+        panels.append(
+            {
+                "xlabel": ax.get_xlabel(),
+                "ylabel": ax.get_ylabel(),
+                "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
+                "bands": sum(c.get_gid() == style.BAND_GID for c in ax.collections),
+                "noise_mark": any(line.get_gid() == style.NOISE_GID for line in ax.lines),
+                "ylim": [float(v) for v in ax.get_ylim()],
+            }
+        )
+    title = fig._suptitle.get_text() if fig._suptitle else ""
+    return {"title": title, "panels": panels}
 
 
 def draw(fig_id: str, frame: pd.DataFrame, samples: pd.DataFrame | None = None) -> Figure | None:

@@ -31,6 +31,8 @@ NOISE_RULE = (
     "no-effect worlds (`python benchmarks/bench_verdicts.py`): {overall} of verdicts were false."
 )
 CLAIMS_DIR = "claims"
+CLAIM_DPI = 90
+"""The per-claim plots are small and many: a lower resolution keeps the report light to commit."""
 
 
 def _load_section(rep: LoadReport) -> str:
@@ -74,7 +76,7 @@ def draw_claims(verdicts: pd.DataFrame, source: str, out_dir: Path) -> dict[str,
     for r in verdicts.itertuples():
         fig = claim_plots.claim_figure(r.id, r.claim, r.status, r.observed, source)
         if fig is not None:
-            written[r.id] = style.finish(fig, out_dir, r.id, pdf=False)[0]
+            written[r.id] = style.finish(fig, out_dir, r.id, pdf=False, dpi=CLAIM_DPI)[0]
             plt.close(fig)
     return written
 

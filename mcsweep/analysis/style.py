@@ -144,13 +144,14 @@ def legends(fig: plt.Figure) -> plt.Figure:
     return fig
 
 
-def finish(fig: plt.Figure, out_dir: Path | None, stem: str, pdf: bool = True) -> list[Path]:
-    """PNG (and PDF) files of a finished figure when ``out_dir`` is given; returns the paths written."""
+def finish(fig: plt.Figure, out_dir: Path | None, stem: str, pdf: bool = True, dpi: int | None = None) -> list[Path]:
+    """PNG (and PDF) files of a finished figure when ``out_dir`` is given (``dpi``: the PNG's, default the
+    theme's); returns the paths written."""
     if out_dir is None:
         return []
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{stem}.{ext}" for ext in (("png", "pdf") if pdf else ("png",))]
     for p in paths:
-        fig.savefig(p)
+        fig.savefig(p, **({"dpi": dpi} if dpi and p.suffix == ".png" else {}))
     plt.close(fig)
     return paths

@@ -1,0 +1,225 @@
+"""The report as a researcher reads it (issue 17), on SIMULATED stores: verdicts first, one block per
+insight, figures a reader can trust, pass@k and Table 1 tables, and the data shipped with it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mcsweep.analysis import check_all, load, load_samples, reasons, report_data, style
+from mcsweep.analysis.arms import arm_of
+from mcsweep.analysis.criteria import MIN_EFFECT_ABS
+from mcsweep.analysis.figures import arm_panel, describe, draw
+from mcsweep.analysis.report import report
+from mcsweep.analysis.tables import passk_rows, table1_markdown
+from mcsweep.analysis.verdicts import INCONCLUSIVE
+
+from . import simulate as sim
+
+SWAPPED_DATA = {  # the easy set gets the hard set's reward and back: D2 (easy reward > hard) reverses
+    "deepcoder": {**sim.PAPER["data"]["deepcoder"], "r0": 0.25, "r1": 0.40},
+    "microcoder": {**sim.PAPER["data"]["microcoder"], "r0": 0.55, "r1": 0.70},
+}
+
+
+@pytest.fixture(scope="module")
+def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A report on: the data sweep (3 seeds, D2 reversed), kl_clip with one seed and no seeds sweep
+    (no noise estimate), table1 with 2 seeds; every other sweep missing. SIMULATED."""
+    root = tmp_path_factory.mktemp("layout")
+    runs = (
+        sim.make_sweep("data", SWAPPED_DATA)
+        + sim.make_sweep("kl_clip", sim.PAPER["kl_clip"], seeds=(0,))
+        + sim.make_sweep("table1", sim.PAPER["table1"], seeds=(0, 1))
+    )
+    sim.write_store(root / "runs", runs)
+    path = report([root / "runs"], root / "rep", "SIMULATED layout")
+    return root, path.read_text()
+
+
+def section(text: str, heading: str) -> str:
+    """The text under ``heading`` up to the next heading of the same level."""
+    level = heading.split(" ")[0]
+    start = text.index(heading + "\n")
+    nxt = re.search(rf"^{level} ", text[start + len(heading) :], flags=re.M)
+    return text[start : start + len(heading) + (nxt.start() if nxt else len(text))]
+
+
+def test_verdicts_come_first_with_counts_and_one_line_per_claim(layout: tuple[Path, str]) -> None:
+    _, text = layout
+    headings = re.findall(r"^## .*$", text, flags=re.M)
+    assert headings[:3] == ["## Verdicts", "## What these runs are", "## Insights"]
+    verdicts = section(text, "## Verdicts")
+    assert re.search(r"\*\*holds \d+\*\*, \*\*contradicted [1-9]\d*\*\*, \*\*inconclusive \d+\*\*", verdicts)
+    contradicted = section(verdicts, "### Contradicted (1)")
+    line = next(line for line in contradicted.splitlines() if line.startswith("- **D2**"))
+    assert "The harder dataset has a lower critic reward." in line
+    assert re.search(r"mean reward easy > hard: -[\d.]+ ± [\d.e-]+ SE \(threshold [\d.]+\)", line), line
+    assert "[plot](figures/claims/D2.png)" in line and "[fig 8_2](figures/fig_8_2.png)" in line
+
+
+def test_inconclusive_verdicts_are_grouped_by_reason(layout: tuple[Path, str]) -> None:
+    _, text = layout
+    inconclusive = section(text, next(h for h in re.findall(r"^### Inconclusive.*$", text, flags=re.M)))
+    groups = {m.group(1): m.group(2) for m in re.finditer(r"^- \*\*(.+?)\*\* \(.*?\): (.*)$", inconclusive, re.M)}
+    assert "[K1](#k1)" in groups["too few seeds"]  # one seed per arm, no seeds sweep
+    assert "[E3](#e3)" in groups["sweep not run"] and "[M8](#m8)" in groups["sweep not run"]
+    assert "other" not in groups
+
+
+def test_one_block_per_insight_with_tables_verdict_and_embedded_plot(layout: tuple[Path, str]) -> None:
+    root, text = layout
+    block = section(text, "### D2 · data · contradicted")
+    assert "**Claim.** The harder dataset has a lower critic reward." in block and "**Criterion.**" in block
+    assert "| quantity | arm | mean | SD over seeds | n |" in block
+    rows = [line for line in block.splitlines() if line.startswith("| mean reward |")]
+    assert len(rows) == 2 and all(line.endswith("| 3 |") for line in rows), rows  # two arms, three seeds each
+    assert "| compared (claimed: > 0) | difference | SE | threshold | outcome |" in block
+    assert "| reversed |" in block and "**Verdict: contradicted.**" in block
+    assert "![D2: the compared numbers per arm](figures/claims/D2.png)" in block
+    assert (root / "rep" / "figures" / "claims" / "D2.png").stat().st_size > 5000
+    cells = [c for line in text.splitlines() if line.startswith("|") for c in line.split("|")]
+    assert max(map(len, cells)) < 300  # no semicolon dumps
+
+
+def test_figures_are_embedded_not_linked(layout: tuple[Path, str]) -> None:
+    _, text = layout
+    figures = section(text, "## Figures")
+    assert "![fig 8_2](figures/fig_8_2.png)" in figures
+    assert "Sweep `masking` missing: `python -m mcsweep +sweep=masking -m`" in figures
+
+
+def test_figures_mark_the_noise_threshold_and_do_not_zoom_below_it() -> None:
+    """Two arms 0.005 apart (half the minimum effect): the y-axis spans ten minimum effects, not 0.005."""
+    rows = [
+        (f"r{arm}{seed}", arm, seed, step, 0.40 + 0.005 * (arm == "b") + 0.001 * seed)
+        for arm in ("a", "b")
+        for seed in (0, 1, 2)
+        for step in range(0, 30, 3)
+    ]
+    frame = pd.DataFrame(rows, columns=["run_id", "label", "seed", "step", "value"]).assign(metric="eval/pass@1")
+    fig, axes = style.figure(1, "t", "SIMULATED")
+    arm_panel(axes[0], frame, "eval/pass@1", "label")
+    lo, hi = axes[0].get_ylim()
+    assert hi - lo >= style.MIN_SPAN_EFFECTS * MIN_EFFECT_ABS - 1e-12
+    d = describe(style.legends(fig))["panels"][0]
+    assert d["noise_mark"] and d["bands"] == 2 and "min effect (0.01)" in d["legend"]
+
+
+@pytest.mark.parametrize("fig_id", ["12_2", "10_2", "13"])
+def test_figures_draw_their_own_legends_in_the_study_words(
+    fig_id: str, paper_frame: pd.DataFrame, paper_samples: pd.DataFrame
+) -> None:
+    """``draw`` alone (the notebooks' path, no report) gives legends, bands over 3 seeds and the arms'
+    study names."""
+    d = describe(draw(fig_id, paper_frame, paper_samples))
+    assert all(p["legend"] and p["xlabel"] and p["ylabel"] and p["noise_mark"] for p in d["panels"])
+    assert all(p["bands"] >= 1 for p in d["panels"])
+    entries = {e for p in d["panels"] for e in p["legend"]}
+    expected = {
+        "12_2": {"Mask 10%", "Mask all", "No mask", "Conditional"},
+        "10_2": {"L_max 256", "256 -> 512 @ 30"},
+        "13": {"GRPO", "DAPO", "MicroCoder-GRPO"},
+    }[fig_id]
+    assert expected <= entries, entries
+
+
+@pytest.mark.parametrize(
+    ("axis", "option", "words"),
+    [
+        ("temperature", "fixed_0.6", "t = 0.6"),
+        ("temperature", "staged_0.6_1.8", "0.6 -> 1.8"),
+        ("temperature", "0.6->1.8@20", "0.6 -> 1.8 @ 20"),
+        ("temperature", "ramp_0.6_1.8", "0.6 ~ 1.8 (ramp)"),
+        ("masking", "conditional_0.1", "Mask 10%"),
+        ("masking", "conditional", "Conditional"),
+        ("kl_clip", "no_kl_clip_high", "No KL + clip-high"),
+        ("batch", "micro_tb8", "train batch 8"),
+    ],
+)
+def test_arms_are_shown_in_the_study_words(axis: str, option: str, words: str) -> None:
+    assert arm_of(axis, option).display == words
+
+
+def test_table1_has_intervals_and_the_untrained_row_first(layout: tuple[Path, str]) -> None:
+    root, text = layout
+    table = section(text, "## Table 1")
+    body = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    assert body[0].startswith("| untrained (step 0) |")
+    assert re.search(r"\| MicroCoder-GRPO \| train 256 \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \|", table), table
+    assert table1_markdown(load(root / "runs")) in text
+
+
+def _samples(run_id: str, sweep: str, key: str | None, per_problem: int) -> pd.DataFrame:
+    rng = np.random.default_rng(len(run_id))
+    rows = [
+        {"run_id": run_id, "sweep": sweep, "algo": "microcoder_grpo", "seed": 0, "step": 40, "max_length": 160.0}
+        | {"eval_temperature": 1.0, "problem_id": f"p{p}", "passed": bool(rng.random() < 0.4), "config_key": key}
+        for p in range(30)
+        for _ in range(per_problem)
+    ]
+    return pd.DataFrame(rows).assign(arm=None)
+
+
+def test_passk_rows_name_sweeps_and_arms_keep_feasible_k_and_one_row_per_config() -> None:
+    samples = pd.concat(
+        [
+            _samples("seeds-run", "seeds", "cfg1", 2),
+            _samples("table1-run", "table1", "cfg1", 2),  # the same config launched by another sweep
+            _samples("other-run", "table1", None, 4),
+        ]
+    )
+    t = passk_rows(samples)
+    assert set(t["run_id"]) == {"seeds-run", "other-run"}
+    assert set(t.loc[t["run_id"] == "seeds-run", "sweeps"]) == {"seeds, table1"}
+    assert sorted(t.loc[t["run_id"] == "seeds-run", "k"]) == [1, 2]  # 2 samples a problem: no pass@4
+    assert sorted(t.loc[t["run_id"] == "other-run", "k"]) == [1, 2, 4]
+    assert set(t["arm_name"]) == {"MicroCoder-GRPO"}
+
+
+def test_passk_section_has_sweep_and_arm_columns(layout: tuple[Path, str]) -> None:
+    _, text = layout
+    table = section(text, "## pass@k")
+    assert "| sweeps | arm | seed | step | max_length | temperature | k | problems | pass@k | 95% CI |" in table
+    assert "| data | microcoder |" in table and "| kl_clip | KL loss |" in table
+    assert "nan" not in table
+
+
+def test_data_folder_is_a_source_and_rebuilds_the_same_report(layout: tuple[Path, str], tmp_path: Path) -> None:
+    root, text = layout
+    data = root / "rep" / "data"
+    manifest = json.loads((data / "manifest.json").read_text())
+    assert manifest["simulated"] is True and sum(manifest["bytes"].values()) < 2_000_000
+    runs_frame, data_frame = load(root / "runs"), load(data)
+    assert len(data_frame) == len(runs_frame) and set(data_frame.columns) == set(runs_frame.columns)
+    assert data_frame.attrs["load_report"].runs == json.loads((data / "load_report.json").read_text())["runs"]
+    a, b = check_all(runs_frame, load_samples(root / "runs")), check_all(data_frame, load_samples(data))
+    assert a[["id", "status", "reason"]].equals(b[["id", "status", "reason"]])
+    assert [v.observed for v in a.itertuples()] == [v.observed for v in b.itertuples()]
+    again = report([root / "rep"], tmp_path / "again", "SIMULATED layout")  # the report folder names its data/
+    assert again.read_text() == text
+
+
+def test_a_data_folder_of_another_format_is_refused(layout: tuple[Path, str], tmp_path: Path) -> None:
+    root, _ = layout
+    bad = tmp_path / "data"
+    bad.mkdir()
+    for f in (root / "rep" / "data").iterdir():
+        (bad / f.name).write_bytes(f.read_bytes())
+    (bad / "manifest.json").write_text(json.dumps({"format": report_data.FORMAT, "version": 99}))
+    with pytest.raises(ValueError, match="manifest.json: format 'mcsweep-report-data' version 99"):
+        load(bad)
+
+
+def test_every_inconclusive_reason_falls_in_a_named_group(small_store: Path) -> None:
+    frame, samples = load(small_store), load_samples(small_store)
+    worlds = [check_all(frame, samples), check_all(frame[frame["sweep"] != "seeds"], samples)]
+    reasons_ = [r for v in worlds for r in v.loc[v["status"] == INCONCLUSIVE, "reason"]]
+    assert reasons_ and all(reasons.group_of(r) != "other" for r in reasons_), [
+        r for r in reasons_ if reasons.group_of(r) == "other"
+    ]
