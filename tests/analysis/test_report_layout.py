@@ -11,35 +11,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from mcsweep.analysis import check_all, load, load_samples, reasons, report_data, style
+from mcsweep.analysis import check_all, load, load_samples, reasons, report_data, style, verdict_text
 from mcsweep.analysis.arms import arm_of
 from mcsweep.analysis.criteria import MIN_EFFECT_ABS
 from mcsweep.analysis.figures import arm_panel, describe, draw
-from mcsweep.analysis.report import report
-from mcsweep.analysis.tables import passk_rows, table1_markdown
-from mcsweep.analysis.verdicts import INCONCLUSIVE
-
-from . import simulate as sim
-
-SWAPPED_DATA = {  # the easy set gets the hard set's reward and back: D2 (easy reward > hard) reverses
-    "deepcoder": {**sim.PAPER["data"]["deepcoder"], "r0": 0.25, "r1": 0.40},
-    "microcoder": {**sim.PAPER["data"]["microcoder"], "r0": 0.55, "r1": 0.70},
-}
+from mcsweep.analysis.samples import temperature_table
+from mcsweep.analysis.tables import passk_markdown, passk_rows, table1_markdown
+from mcsweep.analysis.verdicts import INCONCLUSIVE, NO_NOISE
 
 
 @pytest.fixture(scope="module")
-def layout(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """A report on: the data sweep (3 seeds, D2 reversed), kl_clip with one seed and no seeds sweep
-    (no noise estimate), table1 with 2 seeds; every other sweep missing. SIMULATED."""
-    root = tmp_path_factory.mktemp("layout")
-    runs = (
-        sim.make_sweep("data", SWAPPED_DATA)
-        + sim.make_sweep("kl_clip", sim.PAPER["kl_clip"], seeds=(0,))
-        + sim.make_sweep("table1", sim.PAPER["table1"], seeds=(0, 1))
-    )
-    sim.write_store(root / "runs", runs)
-    path = report([root / "runs"], root / "rep", "SIMULATED layout")
-    return root, path.read_text()
+def layout(sim_report: Path) -> tuple[Path, str]:
+    """(root holding ``runs`` and ``rep``, the report's text): ``conftest.sim_report``. SIMULATED."""
+    return sim_report.parent, (sim_report / "report.md").read_text()
 
 
 def section(text: str, heading: str) -> str:
@@ -67,9 +51,9 @@ def test_inconclusive_verdicts_are_grouped_by_reason(layout: tuple[Path, str]) -
     _, text = layout
     inconclusive = section(text, next(h for h in re.findall(r"^### Inconclusive.*$", text, flags=re.M)))
     groups = {m.group(1): m.group(2) for m in re.finditer(r"^- \*\*(.+?)\*\* \(.*?\): (.*)$", inconclusive, re.M)}
-    assert "[K1](#k1)" in groups["too few seeds"]  # one seed per arm, no seeds sweep
-    assert "[E3](#e3)" in groups["sweep not run"] and "[M8](#m8)" in groups["sweep not run"]
-    assert "other" not in groups
+    assert groups["sweep not run"] == ", ".join(f"[M{i}](#m{i})" for i in range(3, 9))  # no masking sweep
+    assert "other" not in groups and len(groups) >= 2
+    assert reasons.group_of(NO_NOISE) == "too few seeds"
 
 
 def test_one_block_per_insight_with_tables_verdict_and_embedded_plot(layout: tuple[Path, str]) -> None:
@@ -92,6 +76,7 @@ def test_figures_are_embedded_not_linked(layout: tuple[Path, str]) -> None:
     figures = section(text, "## Figures")
     assert "![fig 8_2](figures/fig_8_2.png)" in figures
     assert "Sweep `masking` missing: `python -m mcsweep +sweep=masking -m`" in figures
+    assert "](figures/fig_12_2.png)" not in text
 
 
 def test_figures_mark_the_noise_threshold_and_do_not_zoom_below_it() -> None:
@@ -151,7 +136,8 @@ def test_table1_has_intervals_and_the_untrained_row_first(layout: tuple[Path, st
     table = section(text, "## Table 1")
     body = [line for line in table.splitlines() if line.startswith("| ")][1:]
     assert body[0].startswith("| untrained (step 0) |")
-    assert re.search(r"\| MicroCoder-GRPO \| train 256 \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \|", table), table
+    assert re.search(r"\| untrained \(step 0\) \| train 256 \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \|", table), table
+    assert re.search(r"\| MicroCoder-GRPO \| extended 512 \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \|", table), table
     assert table1_markdown(load(root / "runs")) in text
 
 
@@ -186,23 +172,34 @@ def test_passk_section_has_sweep_and_arm_columns(layout: tuple[Path, str]) -> No
     _, text = layout
     table = section(text, "## pass@k")
     assert "| sweeps | arm | seed | step | max_length | temperature | k | problems | pass@k | 95% CI |" in table
-    assert "| data | microcoder |" in table and "| kl_clip | KL loss |" in table
+    assert (
+        "| data | microcoder |" in table and "| kl_clip | KL loss |" in table and "| seeds | MicroCoder-GRPO |" in table
+    )
     assert "nan" not in table
 
 
-def test_data_folder_is_a_source_and_rebuilds_the_same_report(layout: tuple[Path, str], tmp_path: Path) -> None:
+def test_data_folder_is_a_source_that_gives_the_report_s_numbers(layout: tuple[Path, str]) -> None:
+    """The shipped data loads like the runs (the data folder, or the report folder holding it) and gives
+    the same verdicts, per-insight tables, Table 1 and pass@k as the runs did."""
     root, text = layout
     data = root / "rep" / "data"
     manifest = json.loads((data / "manifest.json").read_text())
     assert manifest["simulated"] is True and sum(manifest["bytes"].values()) < 2_000_000
-    runs_frame, data_frame = load(root / "runs"), load(data)
+    runs_frame, data_frame = load(root / "runs"), load(root / "rep")  # a report folder names its data/
     assert len(data_frame) == len(runs_frame) and set(data_frame.columns) == set(runs_frame.columns)
     assert data_frame.attrs["load_report"].runs == json.loads((data / "load_report.json").read_text())["runs"]
-    a, b = check_all(runs_frame, load_samples(root / "runs")), check_all(data_frame, load_samples(data))
+    runs_samples, data_samples = load_samples(root / "runs"), load_samples(data)
+    a, b = check_all(runs_frame, runs_samples), check_all(data_frame, data_samples)
     assert a[["id", "status", "reason"]].equals(b[["id", "status", "reason"]])
-    assert [v.observed for v in a.itertuples()] == [v.observed for v in b.itertuples()]
-    again = report([root / "rep"], tmp_path / "again", "SIMULATED layout")  # the report folder names its data/
-    assert again.read_text() == text
+    assert verdict_text.blocks_markdown(a, {}, {}) == verdict_text.blocks_markdown(b, {}, {})
+    assert table1_markdown(runs_frame) == table1_markdown(data_frame) != ""
+    assert passk_markdown(runs_samples) == passk_markdown(data_samples)
+    from_runs, from_data = temperature_table(runs_samples), temperature_table(data_samples)  # fig 7_2, T1
+    assert from_runs["diversity"].notna().all() and len(from_runs) > 0
+    pd.testing.assert_frame_equal(from_runs, from_data)
+    assert (
+        f"`data/` holds the frames this report was built from ({sum(manifest['bytes'].values()) / 1024:.0f} KiB" in text
+    )
 
 
 def test_a_data_folder_of_another_format_is_refused(layout: tuple[Path, str], tmp_path: Path) -> None:
@@ -212,7 +209,7 @@ def test_a_data_folder_of_another_format_is_refused(layout: tuple[Path, str], tm
     for f in (root / "rep" / "data").iterdir():
         (bad / f.name).write_bytes(f.read_bytes())
     (bad / "manifest.json").write_text(json.dumps({"format": report_data.FORMAT, "version": 99}))
-    with pytest.raises(ValueError, match="manifest.json: format 'mcsweep-report-data' version 99"):
+    with pytest.raises(ValueError, match=r"manifest\.json: format 'mcsweep-report-data' version 99"):
         load(bad)
 
 
