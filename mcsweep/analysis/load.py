@@ -39,7 +39,7 @@ RUN_COLUMNS: tuple[str, ...] = (
 )
 """Axis columns hold each axis's arm label; ``arm`` holds the swept axis's ``arms.Arm`` record (None for
 sweeps that vary no axis); ``config_key`` is the same for runs of one config launched in several sweeps
-(None without a config.yaml)."""
+(from the run folder's config.yaml; None without one, and for W&B runs, whose client reshapes configs)."""
 TIDY_COLUMNS: tuple[str, ...] = (*RUN_COLUMNS, "file", "max_length", "step", "metric", "value")
 SAMPLE_FIELDS: tuple[str, ...] = (
     "step",
@@ -200,6 +200,7 @@ def _read_card(run_dir: Path, report: LoadReport) -> dict[str, Any]:
     card.setdefault("run_id", run_dir.name)
     card.setdefault("sweep", run_dir.parent.name)
     card["config"] = _read_config(run_dir / "config.yaml", card["run_id"], report)
+    card["config_key"] = config_key(card["config"]) if card["config"] else None
     return card
 
 
@@ -223,7 +224,7 @@ def _run_columns(card: dict[str, Any]) -> dict[str, Any]:
     arms = {a: arm_of(a, str(axes[a]), config.get(a)) for a in AXES if axes.get(a) is not None}
     cols.update({a: arms[a].label if a in arms else None for a in AXES})
     cols["arm"] = arms.get(AXIS_OF_SWEEP.get(str(card.get("sweep")), ""))
-    cols["config_key"] = config_key(config) if config else None
+    cols["config_key"] = card.get("config_key")
     return cols
 
 

@@ -220,3 +220,21 @@ def test_every_inconclusive_reason_falls_in_a_named_group(small_store: Path) -> 
     assert reasons_ and all(reasons.group_of(r) != "other" for r in reasons_), [
         r for r in reasons_ if reasons.group_of(r) == "other"
     ]
+
+
+def test_one_config_in_two_sweeps_has_one_config_key(tmp_path: Path) -> None:
+    """config.yaml differing only in sweep_name and launch keys: one key; a training knob: another."""
+    base = {"seed": 0, "algo": {"name": "microcoder_grpo"}, "train": {"lr": 1e-4, "micro_batch": 8}}
+    configs = {
+        ("seeds", "a"): {**base, "sweep_name": "seeds", "launcher": {"n_jobs": 1}},
+        ("table1", "b"): {**base, "sweep_name": "table1", "launcher": {"n_jobs": 2}, "train": {"lr": 1e-4}},
+        ("table1", "c"): {**base, "sweep_name": "table1", "train": {"lr": 2e-4, "micro_batch": 8}},
+    }
+    for (sweep, rid), config in configs.items():
+        run = tmp_path / sweep / rid
+        run.mkdir(parents=True)
+        (run / "run_card.json").write_text(json.dumps({"run_id": rid, "sweep": sweep, "status": "finished"}))
+        (run / "config.yaml").write_text(json.dumps(config))  # JSON is YAML
+        (run / "metrics.jsonl").write_text(json.dumps({"step": 1, "reward": 0.5}) + "\n")
+    keys = load(tmp_path).drop_duplicates("run_id").set_index("run_id")["config_key"]
+    assert keys["a"] == keys["b"] != keys["c"]  # train.micro_batch is a launch-only key
