@@ -124,7 +124,13 @@ def table1(frame: pd.DataFrame) -> pd.DataFrame:
     seeds = long.groupby(["row", "length"])["seeds"].max()
     pivot = pivot.reindex(columns=[name for name, _ in TABLE1_COLUMNS]).join(seeds)
     order = _row_order(list(pivot.index.get_level_values(0)))
-    return pivot.sort_index(level=1).reindex(sorted(pivot.index, key=lambda i: (order.index(i[0]), i[1])))
+    return pivot.reindex(sorted(pivot.index, key=lambda i: (order.index(i[0]), _length_order(i[1]))))
+
+
+def _length_order(length: str) -> tuple[bool, float]:
+    """'train 256' before 'extended 512'; then by length."""
+    kind, value = length.split(" ")
+    return (kind != "train", float(value))
 
 
 def _cell(mean: float, lo: float, hi: float) -> str:
@@ -138,7 +144,8 @@ def table1_markdown(frame: pd.DataFrame) -> str:
         return ""
     cells = {(r.row, r.length, r.column): _cell(r.mean, r.ci_low, r.ci_high) for r in long.itertuples()}
     seeds = long.groupby(["row", "length"])["seeds"].max()
-    keys = sorted(seeds.index, key=lambda i: (_row_order(list(seeds.index.get_level_values(0))).index(i[0]), i[1]))
+    order = _row_order(list(seeds.index.get_level_values(0)))
+    keys = sorted(seeds.index, key=lambda i: (order.index(i[0]), _length_order(i[1])))
     rows = [
         (row, length, *(cells.get((row, length, c), "") for c, _ in TABLE1_COLUMNS), seeds[(row, length)])
         for row, length in keys
@@ -184,28 +191,31 @@ def passk_rows(samples: pd.DataFrame) -> pd.DataFrame:
     return t.reset_index(drop=True)
 
 
+NOT_FEASIBLE = "—"
+
+
 def passk_markdown(samples: pd.DataFrame) -> str:
+    """pass@k per run, one row per (run, length, temperature), one column per k."""
     t = passk_rows(samples)
     if t.empty:
         return "No stored samples (eval_samples.jsonl)."
     optional = [c for c in ("max_length", "eval_temperature") if c in t]
-    rows = [
-        (
-            r["sweeps"],
-            r["arm_name"],
-            r["seed"],
-            r["step"],
-            *(r[c] for c in optional),
-            r["k"],
-            r["n_problems"],
-            f"{r['pass@k']:.3f}",
-            "" if math.isnan(r["ci_low"]) else f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
-        )
-        for r in t.to_dict("records")
-    ]
-    headers = ("sweeps", "arm", "seed", "step", *(c.replace("eval_", "") for c in optional))
+    keys = ["sweeps", "arm_name", "seed", "step", *optional]
+    ks = sorted(t["k"].unique())
+    rows = []
+    for key, g in t.groupby(keys, sort=False, dropna=False):
+        by_k = {r["k"]: r for r in g.to_dict("records")}
+        cells = [_passk_cell(by_k[k]) if k in by_k else NOT_FEASIBLE for k in ks]
+        rows.append((*key, int(g["n_problems"].max()), *cells))
+    headers = ("sweeps", "arm", "seed", "step", *(c.replace("eval_", "") for c in optional), "problems")
     note = (
-        "Unbiased pass@k per run at its last checkpoint, 95% bootstrap CI over problems; only k up to the "
-        "samples each problem has. A config launched in several sweeps is one run here, its sweeps listed."
+        "Unbiased pass@k per run at its last checkpoint [95% bootstrap CI over problems]; "
+        f"{NOT_FEASIBLE} where k is above the samples each problem has. A config launched in several sweeps "
+        "is one run here, its sweeps listed."
     )
-    return note + "\n\n" + md_table(rows, (*headers, "k", "problems", "pass@k", "95% CI"))
+    return note + "\n\n" + md_table(rows, (*headers, *(f"pass@{k}" for k in ks)))
+
+
+def _passk_cell(r: dict) -> str:
+    ci = "" if math.isnan(r["ci_low"]) else f" [{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+    return f"{r['pass@k']:.3f}{ci}"

@@ -47,7 +47,8 @@ def observed_text(observed: tuple[Observed, ...], limit: int = 3) -> str:
     rows = [o for o in observed if o.quantity == q]
     cells = [f"{o.arm} {_g(o.mean)}" + (f" ± {_g(o.sd, 2)}" if o.n >= 2 else "") + f" (n={o.n})" for o in rows]
     more = f", +{len(cells) - limit} arms" if len(cells) > limit else ""
-    return f"{q}: " + ", ".join(cells[:limit]) + more + " (mean ± SD over seeds)"
+    spread = " (mean ± SD over seeds)" if any(o.n >= 2 for o in rows) else " (one seed per arm: no spread)"
+    return f"{q}: " + ", ".join(cells[:limit]) + more + spread
 
 
 def _numbers_line(r: pd.Series) -> str:
@@ -115,7 +116,11 @@ def _other_numbers(numbers: dict) -> str:
 def insight_block(r: pd.Series, plots: dict[str, str], study: dict[str, str]) -> str:
     """One insight: claim, criterion, compared numbers per arm, differences against thresholds, verdict, plot."""
     rate = false_verdicts.describe(r.id)
-    test = (r.test or "") + (f" False-verdict rate on no-effect worlds: {rate}." if rate else "")
+    test = " ".join(
+        x
+        for x in (f"{r.test}." if r.test else "", f"False-verdict rate on no-effect worlds: {rate}." if rate else "")
+        if x
+    )
     parts = [
         f'<a id="{r.id.lower()}"></a>\n\n### {r.id} · {r.aspect} · {r.status}',
         f"**Claim.** {r.claim}\n\n**Criterion.** {r.criterion}",

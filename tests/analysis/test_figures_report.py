@@ -62,7 +62,7 @@ def test_report_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "SIMULATED" in text and "### D2 · data · holds" in text and "**Verdict: holds.**" in text
     assert "`python -m mcsweep +sweep=masking -m`" in text
     assert "| temperature_schedules | 0.6->1.8@30, 0.6~1.8 |" in text  # its axis is temperature
-    assert "## Table 1" in text and "LeetCode (call)" in text and "95% CI" in text
+    assert "## Table 1" in text and "LeetCode (call)" in text and "95% bootstrap CI" in text
     assert (tmp_path / "rep" / "figures" / "fig_8_2.pdf").exists()
     assert "[fig 8_2](figures/fig_8_2.png)" in text
     assert capsys.readouterr().out.strip().endswith("report.md")

@@ -171,7 +171,8 @@ def test_passk_rows_name_sweeps_and_arms_keep_feasible_k_and_one_row_per_config(
 def test_passk_section_has_sweep_and_arm_columns(layout: tuple[Path, str]) -> None:
     _, text = layout
     table = section(text, "## pass@k")
-    assert "| sweeps | arm | seed | step | max_length | temperature | k | problems | pass@k | 95% CI |" in table
+    assert "| sweeps | arm | seed | step | max_length | temperature | problems | pass@1 | pass@2 | pass@4 |" in table
+    assert re.search(r"\| 20 \| 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\] \| 0\.\d{3} \[", table)
     assert (
         "| data | microcoder |" in table and "| kl_clip | KL loss |" in table and "| seeds | MicroCoder-GRPO |" in table
     )
