@@ -19,6 +19,8 @@ from mcsweep.analysis import style
 from mcsweep.analysis.verdicts import Observed
 
 MAX_PER_ROW = 3
+MIN_WIDTH = 5.5
+"""Inches: room for the claim and the source label above a single panel."""
 
 
 def by_quantity(observed: Sequence[Observed]) -> dict[str, list[Observed]]:
@@ -45,8 +47,12 @@ def claim_figure(iid: str, claim: str, status: str, observed: Sequence[Observed]
         return None
     n = len(groups)
     cols = min(n, MAX_PER_ROW)
-    fig, axes = style.figure(cols, "", source, nrows=-(-n // cols))
-    fig.suptitle(f"{iid} ({status}): {textwrap.shorten(claim, 90)}\n{source}", fontsize=8)
+    rows = -(-n // cols)
+    fig, axes = style.figure(cols, "", source, nrows=rows)
+    width = max(3.2 * cols, MIN_WIDTH)
+    fig.set_size_inches(width, 2.9 * rows + 0.8)
+    title = textwrap.fill(f"{iid} ({status}): {claim}", width=int(width * 14))
+    fig.suptitle(f"{title}\n{source}", fontsize=8)
     for ax, (quantity, rows) in zip(axes, groups.items(), strict=False):
         _panel(ax, quantity, rows)
     for ax in axes[n:]:
