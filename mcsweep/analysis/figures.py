@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from mcsweep.analysis import style
 from mcsweep.analysis.arms import FIXED, Arm, arm_of
 from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD, min_effect
+from mcsweep.analysis.load import AXES
 from mcsweep.analysis.samples import temperature_table
 
 LABELS = {
@@ -49,9 +50,6 @@ def _order(groups: list[str]) -> list[str]:
     """Numbers first in increasing order, then the rest alphabetically."""
     nums = sorted((g for g in groups if _as_number(g) is not None), key=_as_number)
     return nums + sorted(g for g in groups if _as_number(g) is None)
-
-
-AXES_WITH_ARMS = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
 
 
 def _arms(sub: pd.DataFrame, axis: str) -> dict[str, Arm]:
@@ -93,7 +91,7 @@ def arm_panel(
 def display_names(sub: pd.DataFrame, by: str) -> dict[str, str]:
     """Frame label -> the study's name: the arm's ``display`` for an axis, the algorithm's name for
     ``algo``, the label itself otherwise."""
-    if by in AXES_WITH_ARMS:
+    if by in AXES:
         return {label: arm.display for label, arm in _arms(sub, by).items()}
     if by == "algo":
         return {str(a): ALGO_WORD.get(str(a), str(a)) for a in sub[by].dropna().unique()}

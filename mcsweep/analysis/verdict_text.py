@@ -102,7 +102,7 @@ def _observed_table(observed: tuple[Observed, ...]) -> str:
 
 def _parts_table(parts: tuple[Part, ...]) -> str:
     rows = [(p.name, f"{p.diff:+.4g}", "" if p.se is None else _g(p.se, 2), _g(p.threshold), p.outcome) for p in parts]
-    return md_table(rows, ("compared (claimed: > 0)", "difference", "SE", "threshold", "outcome"))
+    return md_table(rows, ("compared", "difference", "SE", "threshold", "outcome"))
 
 
 def _other_numbers(numbers: dict) -> str:

@@ -63,7 +63,7 @@ def test_one_block_per_insight_with_tables_verdict_and_embedded_plot(layout: tup
     assert "| quantity | arm | mean | SD over seeds | n |" in block
     rows = [line for line in block.splitlines() if line.startswith("| mean reward |")]
     assert len(rows) == 2 and all(line.endswith("| 3 |") for line in rows), rows  # two arms, three seeds each
-    assert "| compared (claimed: > 0) | difference | SE | threshold | outcome |" in block
+    assert "| compared | difference | SE | threshold | outcome |" in block
     assert "| reversed |" in block and "**Verdict: contradicted.**" in block
     assert "![D2: the compared numbers per arm](figures/claims/D2.png)" in block
     assert (root / "rep" / "figures" / "claims" / "D2.png").stat().st_size > 5000
