@@ -130,7 +130,7 @@ def fig_1(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
         last = s[s["step"] == s.groupby("run_id")["step"].transform("max")]
         sns.kdeplot(data=last, x="length", hue="world", ax=axes[3], fill=True, common_norm=False)
     axes[3].set_xlabel("response length (final checkpoint samples)")
-    axes[3].set_ylabel("density")
+    axes[3].set_ylabel(axes[3].get_ylabel() or "Density")  # seaborn's label; the same without samples
     return style.legends(fig)
 
 
