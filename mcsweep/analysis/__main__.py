@@ -15,8 +15,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mcsweep.analysis", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("report", help="verdicts on the 34 insights, figures, Table 1 and pass@k as Markdown")
-    rep.add_argument("runs", nargs="+", help="run folders, run roots, or wandb:ENTITY/PROJECT[/GROUP]")
-    rep.add_argument("--out", type=Path, required=True, help="output folder (report.md, figures/)")
+    rep.add_argument(
+        "runs",
+        nargs="+",
+        help="run folders, run roots, report data folders (<report>/data), or wandb:ENTITY/PROJECT[/GROUP]",
+    )
+    rep.add_argument(
+        "--out", type=Path, required=True, help="output folder (report.md, figures/, data/: the frames as Parquet)"
+    )
     rep.add_argument("--title", default="mcsweep report")
     rep.add_argument("--notes", type=Path, help="a Markdown file saying how the runs were made, put under the title")
     rep.add_argument(

@@ -47,6 +47,20 @@ MASK_OF_NAME: dict[str, tuple[str, float | None]] = {
 MicroCoder-GRPO's mask, not a point of the rate grid (``conditional_0.1``... or the study's ``10%``)."""
 
 
+NUMBER_WORD = {"temperature": "t =", "context": "L_max", "batch": "train batch"}
+ROLE_WORD: dict[tuple[str, str | None], str] = {
+    ("masking", "none"): "No mask",
+    ("masking", "all"): "Mask all",
+    ("masking", "conditional"): "Conditional",
+    ("masking", "all_failed"): "Mask all failed",
+    ("kl_clip", "kl"): "KL loss",
+    ("kl_clip", "clip_high"): "No KL + clip-high",
+    ("evaluator", "microcoder"): "Robust (MicroCoder)",
+    ("evaluator", "livecodebench"): "LiveCodeBench",
+}
+"""The study's names of arms (its figures' legends), by (axis, kind)."""
+
+
 @dataclass(frozen=True)
 class Schedule:
     """A value that changes during training: a discrete switch (staged) at ``at``, or a ramp."""
@@ -77,6 +91,21 @@ class Arm:
         if self.axis in NUMERIC_AXES and self.kind == FIXED and self.value is not None:
             return _g(self.value)
         return self.option
+
+    @property
+    def display(self) -> str:
+        """The arm in the study's words, for legends and tables: ``t = 0.6``, ``0.6 -> 1.8 @ 20``,
+        ``Mask 10%``, ``No KL + clip-high``; the option name where the study has no word for it."""
+        if self.schedule is not None:
+            s = self.schedule
+            if s.kind == RAMP:
+                return f"{_g(s.start)} ~ {_g(s.end)} (ramp)"
+            return f"{_g(s.start)} -> {_g(s.end)}" + (f" @ {s.at}" if s.at is not None else "")
+        if self.axis in NUMERIC_AXES and self.kind == FIXED and self.value is not None:
+            return f"{NUMBER_WORD[self.axis]} {_g(self.value)}"
+        if self.axis == "masking" and self.kind == "conditional" and self.value is not None:
+            return f"Mask {self.value * 100:g}%"
+        return ROLE_WORD.get((self.axis, self.kind), self.option)
 
     def __str__(self) -> str:
         return self.label

@@ -1,14 +1,18 @@
 """The study's figures (1, 6_4, 7_2, 8_2, 9_2, 10_2, 11_2, 12_2, 13), redrawn from loaded runs.
 
-Each figure function takes the tidy frame (and stored samples) and returns a matplotlib figure, or
-None with the reason when its sweep is missing. Series are seed means per step: raw faded,
-smoothed solid, maxima dashed (``style``). Titles carry the data source and seed count.
+Each figure function takes the tidy frame (and stored samples) and returns a finished matplotlib
+figure (legends on every panel, whatever the entry point), or None when its sweep is missing. Series
+are seed means per step: raw faded, smoothed solid, maxima dashed, and a band of +-1 SD over seeds
+where an arm has several (``style``). Arms are named in the study's words (``Arm.display``). Each
+panel's y-axis spans at least ``style.MIN_SPAN_EFFECTS`` minimum effects and marks the minimum effect,
+so differences below the noise threshold do not fill it. Titles carry the data source and seed count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,7 +22,8 @@ from matplotlib.figure import Figure
 
 from mcsweep.analysis import style
 from mcsweep.analysis.arms import FIXED, Arm, arm_of
-from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD
+from mcsweep.analysis.criteria import ACC, ACC_EXT, DIVERSITY, LENGTH, REWARD, min_effect
+from mcsweep.analysis.load import AXES
 from mcsweep.analysis.samples import temperature_table
 
 LABELS = {
@@ -28,6 +33,8 @@ LABELS = {
     LENGTH: "response length",
     DIVERSITY: "diversity",
 }
+ALGO_WORD = {"grpo": "GRPO", "dapo": "DAPO", "microcoder_grpo": "MicroCoder-GRPO"}
+"""The study's names of the algorithms (fig 13, Table 1)."""
 MEMORY = "memory/max_allocated_gb"
 PHASES = (("time/generation_s", "inference"), ("time/reward_s", "reward"), ("time/update_s", "update"))
 
@@ -64,14 +71,31 @@ def arm_panel(
     arms_: list[str] | None = None,
     xlabel: str = "training step",
 ) -> None:
-    """One series per arm: the seed-mean of ``metric`` against step."""
+    """One series per arm: the seed-mean of ``metric`` against step, with a +-1 SD band over seeds, the
+    arm named in the study's words; the y-axis no narrower than ``style.MIN_SPAN_EFFECTS`` minimum effects."""
     sub = frame[frame["metric"] == metric]
     present = [str(a) for a in sub[by].dropna().unique()]
+    names = display_names(sub, by)
     for i, arm in enumerate(a for a in (arms_ or _order(present)) if a in present):
-        m = sub[sub[by].astype(str) == arm].groupby("step")["value"].mean().sort_index()
-        style.series(ax, m.index.to_numpy(), m.to_numpy(), arm, style.PALETTE[i % len(style.PALETTE)])
+        per_step = sub[sub[by].astype(str) == arm].groupby("step")["value"]
+        m, sd, n = per_step.mean().sort_index(), per_step.std().sort_index(), per_step.count().sort_index()
+        spread = sd.where(n >= 2).to_numpy() if (n >= 2).any() else None
+        color = style.PALETTE[i % len(style.PALETTE)]
+        style.series(ax, m.index.to_numpy(), m.to_numpy(), names.get(arm, arm), color, spread=spread)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(LABELS.get(metric, metric))
+    if len(sub):
+        style.noise_scale(ax, min_effect(metric, float(sub["value"].abs().mean())))
+
+
+def display_names(sub: pd.DataFrame, by: str) -> dict[str, str]:
+    """Frame label -> the study's name: the arm's ``display`` for an axis, the algorithm's name for
+    ``algo``, the label itself otherwise."""
+    if by in AXES:
+        return {label: arm.display for label, arm in _arms(sub, by).items()}
+    if by == "algo":
+        return {str(a): ALGO_WORD.get(str(a), str(a)) for a in sub[by].dropna().unique()}
+    return {}
 
 
 def _sweep_figure(
@@ -88,7 +112,7 @@ def _sweep_figure(
     fig, axes = style.figure(len(metrics), title, style.source_label(sub))
     for ax, metric in zip(axes, metrics, strict=True):
         arm_panel(ax, sub, metric, by or sweep, xlabel=xlabel)
-    return fig
+    return style.legends(fig)
 
 
 def fig_1(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
@@ -106,7 +130,8 @@ def fig_1(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
         last = s[s["step"] == s.groupby("run_id")["step"].transform("max")]
         sns.kdeplot(data=last, x="length", hue="world", ax=axes[3], fill=True, common_norm=False)
     axes[3].set_xlabel("response length (final checkpoint samples)")
-    return fig
+    axes[3].set_ylabel(axes[3].get_ylabel() or "Density")  # seaborn's label; the same without samples
+    return style.legends(fig)
 
 
 def _cumulative_time(g: pd.DataFrame) -> pd.DataFrame:
@@ -121,11 +146,12 @@ def _memory_panel(ax: Axes, sub: pd.DataFrame) -> None:
     """GPU memory against wall time, with one run's inference / reward / update phases shaded."""
     if MEMORY not in set(sub["metric"]):
         ax.text(0.5, 0.9, f"no {MEMORY} in these runs", ha="center", transform=ax.transAxes, fontsize=7)
+    names = display_names(sub, "evaluator")
     for i, (arm, g) in enumerate(sub.groupby("evaluator")):
         first = g[g["run_id"] == sorted(g["run_id"].unique())[0]]
         wide = _cumulative_time(first)
         if MEMORY in wide:
-            ax.plot(wide["t_end"], wide[MEMORY], color=style.PALETTE[i], label=str(arm))
+            ax.plot(wide["t_end"], wide[MEMORY], color=style.PALETTE[i], label=f"{names.get(arm, arm)} (one run)")
         if i == 0:
             _shade(ax, wide)
     ax.set_xlabel("wall time (s)")
@@ -156,7 +182,7 @@ def fig_6_4(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
     arm_panel(axes[0], sub, ACC, "evaluator")
     arm_panel(axes[1], sub, REWARD, "evaluator")
     _memory_panel(axes[2], sub)
-    return fig
+    return style.legends(fig)
 
 
 def _temperature_panels(axes: list[Axes], frame: pd.DataFrame, samples: pd.DataFrame) -> None:
@@ -168,11 +194,16 @@ def _temperature_panels(axes: list[Axes], frame: pd.DataFrame, samples: pd.DataF
     groups = table.groupby(["step", "max_length", "samples_per_problem"])
     for ax, col in zip(axes, ("pass@1", "diversity"), strict=True):
         for i, ((step, length, k), g) in enumerate(groups):
-            m = g.groupby("eval_temperature")[col].mean()
-            label = f"step {step} (length {length:g}, {k}/problem)"
-            style.series(ax, m.index.to_numpy(), m.to_numpy(), label, style.PALETTE[i % 8], ref_max=False)
+            per_t = g.groupby("eval_temperature")[col]
+            m, sd, n = per_t.mean(), per_t.std(), per_t.count()
+            spread = sd.where(n >= 2).to_numpy() if (n >= 2).any() else None
+            label = f"step {step} (length {length:g}, {k}/problem, {n.max()} runs)"
+            color = style.PALETTE[i % 8]
+            style.series(ax, m.index.to_numpy(), m.to_numpy(), label, color, ref_max=False, spread=spread)
         ax.set_xlabel("evaluation temperature")
         ax.set_ylabel(col if table.size else f"{col} (no evaluate-at-temperatures samples)")
+        if len(table):
+            style.noise_scale(ax, min_effect(col, 0.0))
 
 
 def fig_7_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
@@ -190,7 +221,7 @@ def fig_7_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
     arm_panel(axes[5], sub, DIVERSITY, "temperature", staged)
     for ax, t in zip(axes[2:], ("fixed", "fixed", "staged / ramp", "staged / ramp"), strict=True):
         ax.set_title(t)
-    return fig
+    return style.legends(fig)
 
 
 def fig_8_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
@@ -228,7 +259,7 @@ def fig_12_2(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
     for row, group in enumerate((kinds, rates)):
         for col, metric in enumerate((ACC, LENGTH, DIVERSITY)):
             arm_panel(axes[3 * row + col], sub, metric, "masking", group)
-    return fig
+    return style.legends(fig)
 
 
 def fig_13(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
@@ -236,11 +267,12 @@ def fig_13(frame: pd.DataFrame, samples: pd.DataFrame) -> Figure | None:
     if sub.empty:
         return None
     multi = sub["world"].nunique() > 1
-    sub["series"] = sub["algo"].astype(str) + (" (" + sub["world"].astype(str) + ")" if multi else "")
+    algo = sub["algo"].astype(str).map(lambda a: ALGO_WORD.get(a, a))
+    sub["series"] = algo + (" (" + sub["world"].astype(str) + ")" if multi else "")
     fig, axes = style.figure(4, "Fig. 13: GRPO vs DAPO vs MicroCoder-GRPO", style.source_label(sub))
     for ax, metric in zip(axes, (ACC, ACC_EXT, LENGTH, DIVERSITY), strict=True):
         arm_panel(ax, sub, metric, "series")
-    return fig
+    return style.legends(fig)
 
 
 FIGURES: dict[str, Callable[[pd.DataFrame, pd.DataFrame], Figure | None]] = {
@@ -267,6 +299,30 @@ SWEEP_OF_FIGURE = {
 }
 
 
+PANELS = {"1": 4, "6_4": 3, "7_2": 6, "8_2": 3, "9_2": 3, "10_2": 3, "11_2": 3, "12_2": 6, "13": 4}
+"""Panels of each figure, as the study draws them."""
+
+
+def describe(fig: Figure) -> dict[str, Any]:
+    """What a reader checks on a figure: its title, and per visible panel the axis labels, legend entries
+    and whether it has seed bands and the noise-threshold mark (notebook tests read this)."""
+    panels = []
+    for ax in (a for a in fig.axes if a.get_visible()):
+        legend = ax.get_legend()
+        panels.append(
+            {
+                "xlabel": ax.get_xlabel(),
+                "ylabel": ax.get_ylabel(),
+                "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
+                "bands": sum(c.get_gid() == style.BAND_GID for c in ax.collections),
+                "noise_mark": any(line.get_gid() == style.NOISE_GID for line in ax.lines),
+                "ylim": [float(v) for v in ax.get_ylim()],
+            }
+        )
+    title = fig._suptitle.get_text() if fig._suptitle else ""
+    return {"title": title, "panels": panels}
+
+
 def draw(fig_id: str, frame: pd.DataFrame, samples: pd.DataFrame | None = None) -> Figure | None:
     """The figure ``fig_id`` ('1', '6_4', ...) from the runs, or None when its sweep is missing."""
     return FIGURES[fig_id](frame, samples if samples is not None else pd.DataFrame())
@@ -277,5 +333,5 @@ def draw_all(frame: pd.DataFrame, samples: pd.DataFrame | None, out_dir: Path) -
     written = {}
     for fig_id in FIGURES:
         fig = draw(fig_id, frame, samples)
-        written[fig_id] = style.finish(fig, fig.axes, out_dir, f"fig_{fig_id}") if fig is not None else []
+        written[fig_id] = style.finish(fig, out_dir, f"fig_{fig_id}") if fig is not None else []
     return written

@@ -33,7 +33,8 @@ SWEEPS: tuple[str, ...] = (
 
 
 def check_all(frame: pd.DataFrame, samples: pd.DataFrame | None = None, judge: str = DEFAULT_JUDGE) -> pd.DataFrame:
-    """One row per registry entry: id, aspect, claim, sweep, figure, criterion, status, reason, numbers, test."""
+    """One row per registry entry: id, aspect, claim, sweep, figure, criterion, status, reason, numbers, test,
+    observed (the per-arm quantities, seed by seed) and parts (each compared difference against its threshold)."""
     rows, store = [], Store(frame, samples, judge)
     for ins in INSIGHTS:
         v = ins.run(store)
@@ -49,6 +50,8 @@ def check_all(frame: pd.DataFrame, samples: pd.DataFrame | None = None, judge: s
                 "reason": v.reason,
                 "numbers": v.numbers,
                 "test": v.test,
+                "observed": v.observed,
+                "parts": v.parts,
             }
         )
     return pd.DataFrame(rows)

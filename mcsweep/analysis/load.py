@@ -16,17 +16,31 @@ from typing import Any
 
 import pandas as pd
 import yaml
+from omegaconf import OmegaConf
 
 from mcsweep.analysis import names
 from mcsweep.analysis.arms import AXIS_OF_SWEEP, arm_of
 from mcsweep.io.jsonl import JsonlError, read_jsonl
+from mcsweep.launch.identity import EXCLUDED_KEYS, run_id
 
 log = logging.getLogger(__name__)
 
 AXES: tuple[str, ...] = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
-RUN_COLUMNS: tuple[str, ...] = ("run_id", "sweep", "world", "algo", "seed", "status", "simulated", *AXES, "arm")
+RUN_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "sweep",
+    "world",
+    "algo",
+    "seed",
+    "status",
+    "simulated",
+    *AXES,
+    "arm",
+    "config_key",
+)
 """Axis columns hold each axis's arm label; ``arm`` holds the swept axis's ``arms.Arm`` record (None for
-sweeps that vary no axis)."""
+sweeps that vary no axis); ``config_key`` is the same for runs of one config launched in several sweeps
+(from the run folder's config.yaml; None without one, and for W&B runs, whose client reshapes configs)."""
 TIDY_COLUMNS: tuple[str, ...] = (*RUN_COLUMNS, "file", "max_length", "step", "metric", "value")
 SAMPLE_FIELDS: tuple[str, ...] = (
     "step",
@@ -76,8 +90,9 @@ class LoadReport:
 def load(*sources: str | Path, api: Any = None) -> pd.DataFrame:
     """Tidy frame (``TIDY_COLUMNS``) of every metric of every run under ``sources``.
 
-    A source is a run folder, any folder above run folders, or ``wandb:ENTITY/PROJECT[/GROUP]``
-    (read through ``wandb.Api()``, or ``api`` when given). The load report is in
+    A source is a run folder, any folder above run folders, a report's data folder (or the report
+    folder holding it; ``report_data``), or ``wandb:ENTITY/PROJECT[/GROUP]`` (read through
+    ``wandb.Api()``, or ``api`` when given). The load report is in
     ``frame.attrs["load_report"]`` (see ``load_report``).
     """
     report = LoadReport()
@@ -109,6 +124,11 @@ def load_samples(*sources: str | Path, api: Any = None) -> pd.DataFrame:
 
             frames += load_wandb_samples(str(src).removeprefix("wandb:"), report, api)
             continue
+        if (data := _data_folder(src)) is not None:
+            from mcsweep.analysis import report_data  # imports this module
+
+            frames.append(report_data.read_samples(data, report))
+            continue
         for run_dir in _run_dirs(Path(src), report):
             card = _read_card(run_dir, report)
             rows, _ = _read_jsonl(run_dir / "eval_samples.jsonl", card["run_id"], report)
@@ -130,6 +150,13 @@ def evaluation_kind(samples: pd.DataFrame, run_dir: Path, run_id: str, report: L
     return ["temperatures" if (int(s), float(t)) in pairs else "training" for s, t in keys]
 
 
+def _data_folder(src: str | Path) -> Path | None:
+    """The report data folder ``src`` names (itself, or a report folder's ``data/``), or None."""
+    from mcsweep.analysis.report_data import folder_of  # imports this module
+
+    return folder_of(Path(src))
+
+
 def _empty(columns: Iterable[str]) -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
 
@@ -139,6 +166,10 @@ def _load_source(src: str | Path, report: LoadReport, api: Any) -> pd.DataFrame:
         from mcsweep.analysis.load_wandb import load_wandb  # imports this module
 
         return load_wandb(str(src).removeprefix("wandb:"), report, api)
+    if (data := _data_folder(src)) is not None:
+        from mcsweep.analysis import report_data  # imports this module
+
+        return report_data.read_frame(data, report)
     frames = [_load_run_dir(d, report) for d in _run_dirs(Path(src), report)]
     frames = [f for f in frames if not f.empty]
     return pd.concat(frames, ignore_index=True) if frames else _empty(TIDY_COLUMNS)
@@ -170,6 +201,7 @@ def _read_card(run_dir: Path, report: LoadReport) -> dict[str, Any]:
     card.setdefault("run_id", run_dir.name)
     card.setdefault("sweep", run_dir.parent.name)
     card["config"] = _read_config(run_dir / "config.yaml", card["run_id"], report)
+    card["config_key"] = config_key(card["config"]) if card["config"] else None
     return card
 
 
@@ -193,7 +225,15 @@ def _run_columns(card: dict[str, Any]) -> dict[str, Any]:
     arms = {a: arm_of(a, str(axes[a]), config.get(a)) for a in AXES if axes.get(a) is not None}
     cols.update({a: arms[a].label if a in arms else None for a in AXES})
     cols["arm"] = arms.get(AXIS_OF_SWEEP.get(str(card.get("sweep")), ""))
+    cols["config_key"] = card.get("config_key")
     return cols
+
+
+def config_key(config: dict[str, Any]) -> str:
+    """A hash of what a run computes, whatever sweep launched it: the run id's hash
+    (``launch.identity``) without ``sweep_name``. The run id hashes ``sweep_name`` too, so one config
+    in two sweeps has two ids but one key."""
+    return run_id(OmegaConf.create(config), excluded=(*EXCLUDED_KEYS, "sweep_name"))
 
 
 def _read_jsonl(path: Path, run_id: str, report: LoadReport) -> tuple[list[dict[str, Any]], bool]:

@@ -49,18 +49,21 @@ def pass_at_k_table(
 ) -> pd.DataFrame:
     """pass@k with a 95% CI for each group of samples (run, step, max_length, temperature by default).
 
-    A problem with fewer than k samples gives no pass@k; the number of problems used is reported.
+    Only feasible k are reported: k at most the fewest samples any problem of the group has (a k above
+    it would drop problems, or leave none); ``samples_per_problem`` says what bounded it.
     """
     keys = [c for c in by if c in samples.columns and samples[c].notna().any()]
     rows = []
     for group, sub in samples.groupby(keys, dropna=False, sort=True):
-        for k in ks:
+        per_problem = int(sub.groupby("problem_id").size().min())
+        for k in (k for k in ks if k <= per_problem):
             per = _per_problem(sub, k).dropna().to_numpy()
             lo, hi = bootstrap_ci(per)
             rows.append(
                 {
                     **dict(zip(keys, group, strict=True)),
                     "k": k,
+                    "samples_per_problem": per_problem,
                     "n_problems": len(per),
                     "pass@k": float(per.mean()) if len(per) else np.nan,
                     "ci_low": lo,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -60,9 +60,10 @@ class Insight:
         if not ctx.arms:
             return inconclusive(f"runs of sweep {self.sweep!r} carry no {ctx.axis!r} axis value")
         try:
-            return self.check(ctx)
+            verdict = self.check(ctx)
         except NotEnoughData as exc:
-            return inconclusive(exc.reason, exc.numbers)
+            verdict = inconclusive(exc.reason, exc.numbers)
+        return replace(verdict, observed=verdict.observed or tuple(ctx.seen.values()))
 
 
 _REGISTRY: dict[str, Insight] = {}

@@ -6,7 +6,6 @@ Every figure goes through ``series`` and ``finish`` so the study's look and the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -20,6 +19,13 @@ import seaborn as sns
 from mcsweep.analysis.arms import Arm
 
 RAW_ALPHA = 0.25
+BAND_ALPHA = 0.18
+BAND_GID = "seed-band"
+"""Bands of +-1 SD over seeds carry this gid, so tests and readers can find them."""
+NOISE_GID = "noise-threshold"
+MIN_SPAN_EFFECTS = 10
+"""A panel's y-axis spans at least this many minimum effects: a difference below the noise threshold
+then covers under a tenth of the panel instead of all of it."""
 SMOOTH_WINDOW = 5
 PALETTE = sns.color_palette("colorblind", 8)
 
@@ -46,11 +52,21 @@ def smooth(y: np.ndarray, window: int = SMOOTH_WINDOW) -> np.ndarray:
 
 
 def series(
-    ax: plt.Axes, x: np.ndarray, y: np.ndarray, label: str, color: tuple[float, ...], ref_max: bool = True
+    ax: plt.Axes,
+    x: np.ndarray,
+    y: np.ndarray,
+    label: str,
+    color: tuple[float, ...],
+    ref_max: bool = True,
+    spread: np.ndarray | None = None,
 ) -> None:
-    """Raw faded, smoothed solid, and (optionally) its maximum as a dashed horizontal line."""
+    """Raw faded, smoothed solid, (optionally) its maximum as a dashed horizontal line, and where
+    ``spread`` (SD over seeds per point) is given, a band of mean +- SD around the raw seed mean."""
     if len(x) == 0:
         return
+    if spread is not None and np.isfinite(spread).any():
+        band = np.nan_to_num(spread)
+        ax.fill_between(x, y - band, y + band, color=color, alpha=BAND_ALPHA, linewidth=0, gid=BAND_GID)
     ax.plot(x, y, color=color, alpha=RAW_ALPHA, linewidth=0.8)
     ys = smooth(y)
     ax.plot(x, ys, color=color, linewidth=1.6, label=label)
@@ -93,17 +109,49 @@ def figure(n_panels: int, title: str, source: str, nrows: int = 1) -> tuple[plt.
     return fig, list(axes.flat)
 
 
-def finish(fig: plt.Figure, axes: Sequence[plt.Axes], out_dir: Path | None, stem: str) -> list[Path]:
-    """Legends, layout, and PNG + PDF files (when ``out_dir`` is given); returns the paths written."""
-    for ax in axes:
+def noise_scale(ax: plt.Axes, threshold: float, what: str = "min effect") -> None:
+    """Widen the y-axis to at least ``MIN_SPAN_EFFECTS`` x ``threshold`` around the data, and draw the
+    threshold as a grey bar at the right edge (in the legend as ``what``), so a difference within
+    noise cannot fill the panel."""
+    if not (threshold > 0 and np.isfinite(threshold)) or not ax.has_data():
+        return
+    lo, hi = ax.get_ylim()
+    span = MIN_SPAN_EFFECTS * threshold
+    if hi - lo < span:
+        mid = (lo + hi) / 2
+        lo, hi = mid - span / 2, mid + span / 2
+        ax.set_ylim(lo, hi)
+    y0 = lo + 0.08 * (hi - lo)
+    ax.plot(
+        [0.985, 0.985],
+        [y0, y0 + threshold],
+        transform=ax.get_yaxis_transform(),
+        color="0.35",
+        linewidth=3,
+        solid_capstyle="butt",
+        label=f"{what} ({threshold:.3g})",
+        gid=NOISE_GID,
+    )
+
+
+def legends(fig: plt.Figure) -> plt.Figure:
+    """A legend on every panel that has labelled artists, and a tight layout: the figure functions end
+    with this, so every entry point (report, notebooks, ``draw``) shows the same legends."""
+    for ax in fig.axes:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(frameon=False)
     fig.tight_layout()
+    return fig
+
+
+def finish(fig: plt.Figure, out_dir: Path | None, stem: str, pdf: bool = True, dpi: int | None = None) -> list[Path]:
+    """PNG (and PDF) files of a finished figure when ``out_dir`` is given (``dpi``: the PNG's, default the
+    theme's); returns the paths written."""
     if out_dir is None:
         return []
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = [out_dir / f"{stem}.{ext}" for ext in ("png", "pdf")]
+    paths = [out_dir / f"{stem}.{ext}" for ext in (("png", "pdf") if pdf else ("png",))]
     for p in paths:
-        fig.savefig(p)
+        fig.savefig(p, **({"dpi": dpi} if dpi and p.suffix == ".png" else {}))
     plt.close(fig)
     return paths

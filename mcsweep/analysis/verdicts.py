@@ -13,12 +13,15 @@ from mcsweep.analysis.arms import FIXED, Arm, arm_of
 
 HOLDS, CONTRADICTED, INCONCLUSIVE, DEFINITION = "holds", "contradicted", "inconclusive", "definition"
 NO_NOISE = "fewer than 2 seeds per arm and no seeds sweep to estimate noise"
+UNCOMPUTABLE = "not computable (a summary has no points, e.g. too few evaluations in a window): "
+WITHIN = "difference within noise: "
 SHORT = {
     cr.ACC: "acc",
     cr.ACC_EXT: "acc_ext",
     cr.REWARD: "reward",
     cr.LENGTH: "length",
     cr.DIVERSITY: "diversity",
+    cr.ACC_COMMON: "acc@common",
 }
 
 
@@ -29,14 +32,75 @@ T_TEST = (
 PER_RUN = "per-run threshold, every seed must agree"
 
 
+QUANTITY = SHORT | {
+    cr.ACC_COMMON: "acc at common length",
+    **{cr.acc_judged(j): f"acc judged by {j}" for j in cr.JUDGES},
+}
+"""Short names of the compared metrics for the report's per-claim tables."""
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One compared quantity of one arm, seed by seed: a row of the report's per-claim table and a point
+    (mean, spread over seeds) of its per-claim plot."""
+
+    quantity: str
+    arm: str
+    values: tuple[float, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.values)) if self.values else float("nan")
+
+    @property
+    def sd(self) -> float:
+        """Sample SD over seeds (nan with one seed)."""
+        return float(np.std(self.values, ddof=1)) if len(self.values) >= 2 else float("nan")
+
+
+AS_CLAIMED, WITHIN_NOISE, REVERSED, NO_ESTIMATE = "as claimed", "within noise", "reversed", "no noise estimate"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One compared difference of a claim: its size, standard error, the threshold it must exceed (the
+    larger of the minimum effect and the t-test's critical difference) and what it came to."""
+
+    name: str
+    diff: float
+    se: float | None
+    threshold: float
+    outcome: str
+
+
+def part_of(name: str, c: cr.Cmp, alpha: float) -> Part:
+    """The report's record of comparison ``c``; ``alpha`` is the level its reversal is tested at."""
+    sign, reversed_ = c.sign, c.sign_at(alpha) == -1
+    outcome = NO_ESTIMATE if sign is None else REVERSED if reversed_ else AS_CLAIMED if sign == 1 else WITHIN_NOISE
+    return Part(name, c.diff, c.se, c.threshold, outcome)
+
+
 @dataclass(frozen=True)
 class Verdict:
-    """A check's outcome, the reason in words, the numbers it compared and the test it used."""
+    """A check's outcome, the reason in words, the numbers it compared and the test it used. ``observed``
+    (per arm and seed) and ``parts`` (each compared difference against its threshold) are the same numbers
+    laid out for the report's per-claim table and plot."""
 
     status: str
     reason: str
     numbers: dict[str, float | str] = field(default_factory=dict)
     test: str = ""
+    observed: tuple[Observed, ...] = ()
+    parts: tuple[Part, ...] = ()
+
+
+def quantity(metric: str, fn: cr.Summary) -> str:
+    """'final acc', 'gain length': the summary and the metric, as the report's tables name them."""
+    return f"{fn.__name__.strip('_').replace('_', ' ')} {QUANTITY.get(metric, metric)}"
 
 
 class NotEnoughData(Exception):
@@ -62,19 +126,23 @@ def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None) -> 
     for name, c in parts.items():
         nums.update(c.numbers(name))
     test = T_TEST.replace("k parts", f"k = {len(parts)}")
+    laid_out = tuple(part_of(n, c, cr.ALPHA / max(len(parts), 1)) for n, c in parts.items())
+
+    def verdict(status: str, reason: str) -> Verdict:
+        return Verdict(status, reason, nums, test, parts=laid_out)
+
     uncomputable = [n for n, c in parts.items() if not np.isfinite(c.diff)]
     if uncomputable:
-        why = "not computable (a summary has no points, e.g. too few evaluations in a window): "
-        return Verdict(INCONCLUSIVE, why + ", ".join(uncomputable), nums, test)
+        return verdict(INCONCLUSIVE, UNCOMPUTABLE + ", ".join(uncomputable))
     if not parts or any(c.sign is None for c in parts.values()):
-        return Verdict(INCONCLUSIVE, NO_NOISE, nums, test)
+        return verdict(INCONCLUSIVE, NO_NOISE)
     reversed_ = [n for n, c in parts.items() if c.sign_at(cr.ALPHA / len(parts)) == -1]
     if reversed_:
-        return Verdict(CONTRADICTED, "opposite of the claim beyond noise: " + ", ".join(reversed_), nums, test)
+        return verdict(CONTRADICTED, "opposite of the claim beyond noise: " + ", ".join(reversed_))
     weak = [n for n, c in parts.items() if c.sign != 1]
     if weak:
-        return Verdict(INCONCLUSIVE, "difference within noise: " + ", ".join(weak), nums, test)
-    return Verdict(HOLDS, "every part beyond noise in the claimed direction: " + ", ".join(parts), nums, test)
+        return verdict(INCONCLUSIVE, WITHIN + ", ".join(weak))
+    return verdict(HOLDS, "every part beyond noise in the claimed direction: " + ", ".join(parts))
 
 
 def all_or_none(flags: dict[str, bool], what: str, numbers: dict[str, float]) -> Verdict:
@@ -167,6 +235,14 @@ class Ctx:
     store: Store
     sweep: str
     axis: str
+    seen: dict[tuple[str, str], Observed] = field(default_factory=dict)
+    """Every per-arm quantity the check computed, in order: the verdict's ``observed``."""
+
+    def record(self, quantity: str, arm: Arm | str, values: np.ndarray) -> np.ndarray:
+        """Note ``values`` (one per seed) as a compared quantity of ``arm``; returns them."""
+        label = arm.display if isinstance(arm, Arm) else arm
+        self.seen[(quantity, label)] = Observed(quantity, label, tuple(float(v) for v in values))
+        return values
 
     @property
     def frame(self) -> pd.DataFrame:
@@ -207,7 +283,9 @@ class Ctx:
         return {r: all_[r] for r in self.runs_of.get(arm, []) if r in all_}
 
     def values(self, metric: str, fn: cr.Summary, arm: Arm) -> np.ndarray:
-        return np.array([fn(s) for s in self.series(metric, arm).values() if len(s)])
+        """``fn`` of ``metric`` in each of the arm's runs (one value per seed), recorded as observed."""
+        vals = np.array([fn(s) for s in self.series(metric, arm).values() if len(s)])
+        return self.record(quantity(metric, fn), arm, vals)
 
     def cmp(self, metric: str, fn: cr.Summary, a: Arm, b: Arm, eps: float | None = None) -> cr.Cmp:
         """Summary ``fn`` of ``metric``: arm a above arm b beyond noise?"""

@@ -32,3 +32,25 @@ def paper_frame(paper_store: Path) -> pd.DataFrame:
 @pytest.fixture(scope="session")
 def paper_samples(paper_store: Path) -> pd.DataFrame:
     return load_samples(paper_store)
+
+
+SWAPPED_DATA = {
+    "deepcoder": {**sim.PAPER["data"]["deepcoder"], "r0": 0.25, "r1": 0.40},
+    "microcoder": {**sim.PAPER["data"]["microcoder"], "r0": 0.55, "r1": 0.70},
+}
+"""The easy set gets the hard set's reward and back: D2 (easy reward > hard) reverses."""
+
+
+@pytest.fixture(scope="session")
+def sim_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A report (``<root>/rep``, runs in ``<root>/runs``) on the small world (1 seed per arm, the seeds
+    sweep with 3), with the data sweep at 3 seeds and D2 reversed, table1 at 2 seeds, and no masking sweep.
+    SIMULATED."""
+    from mcsweep.analysis.report import report
+
+    root = tmp_path_factory.mktemp("sim_report")
+    runs = sim.paper_world(seeds=(0,), skip=("data", "masking", "table1"))
+    runs += sim.make_sweep("data", SWAPPED_DATA) + sim.make_sweep("table1", sim.PAPER["table1"], seeds=(0, 1))
+    sim.write_store(root / "runs", runs)
+    report([root / "runs"], root / "rep", "SIMULATED report")
+    return root / "rep"

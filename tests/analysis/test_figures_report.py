@@ -24,7 +24,7 @@ def test_each_figure_draws_with_a_simulated_label(
     assert fig is not None
     assert "SIMULATED" in fig._suptitle.get_text() and "micro world" in fig._suptitle.get_text()
     assert all(ax.has_data() for ax in fig.axes if ax.get_visible())
-    paths = style.finish(fig, fig.axes, tmp_path, f"fig_{fig_id}")
+    paths = style.finish(fig, tmp_path, f"fig_{fig_id}")
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 1000 for p in paths)
 
 
@@ -42,7 +42,8 @@ def test_raw_faded_smoothed_solid_maxima_dashed(paper_frame: pd.DataFrame) -> No
 def test_table1_layout(paper_frame: pd.DataFrame) -> None:
     t = table1(paper_frame)
     assert list(t.columns) == ["All", "AtCoder (stdin)", "LeetCode (call)", "Easy", "Medium", "Hard", "seeds"]
-    assert {r for r, _ in t.index} == {"grpo", "dapo", "microcoder_grpo", "untrained (step 0)"}
+    assert [r for r, _ in t.index][:2] == ["untrained (step 0)"] * 2  # the untrained row first
+    assert {r for r, _ in t.index} == {"GRPO", "DAPO", "MicroCoder-GRPO", "untrained (step 0)"}
     assert {length for _, length in t.index} == {f"train {sim.TRAIN_LEN}", f"extended {sim.EXT_LEN}"}
 
 
@@ -57,11 +58,11 @@ def test_report_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["report", str(runs), "--out", str(tmp_path / "rep"), "--title", "SIMULATED check"]
     assert main([*argv, "--notes", str(tmp_path / "notes.md")]) == 0
     text = (tmp_path / "rep" / "report.md").read_text()
-    assert text.split("\n\n")[2] == "Runs of 40 rollouts, simulated."
-    assert "SIMULATED" in text and "| D2 | data |" in text and "**holds**" in text
+    assert "## What these runs are\n\nRuns of 40 rollouts, simulated." in text
+    assert "SIMULATED" in text and "### D2 · data · holds" in text and "**Verdict: holds.**" in text
     assert "`python -m mcsweep +sweep=masking -m`" in text
     assert "| temperature_schedules | 0.6->1.8@30, 0.6~1.8 |" in text  # its axis is temperature
-    assert "## Table 1" in text and "LeetCode (call)" in text and "95% CI" in text
+    assert "## Table 1" in text and "LeetCode (call)" in text and "95% bootstrap CI" in text
     assert (tmp_path / "rep" / "figures" / "fig_8_2.pdf").exists()
     assert "[fig 8_2](figures/fig_8_2.png)" in text
     assert capsys.readouterr().out.strip().endswith("report.md")
@@ -71,7 +72,7 @@ def test_report_on_no_runs_names_every_sweep_command(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert main(["report", str(tmp_path / "empty"), "--out", str(tmp_path / "rep")]) == 0
     text = (tmp_path / "rep" / "report.md").read_text()
-    assert "no run folders" in text and "holds 0, contradicted 0, inconclusive 34" in text
+    assert "no run folders" in text and "**holds 0**, **contradicted 0**, **inconclusive 34**" in text
     for sweep in ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip", "table1", "seeds"):
         assert f"`python -m mcsweep +sweep={sweep} -m`" in text
 

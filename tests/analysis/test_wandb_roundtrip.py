@@ -283,7 +283,9 @@ def test_wandb_frame_equals_the_run_folder_frame(wandb_runs: list[Path], server:
     remote = load(f"wandb:{ENTITY}/{PROJECT}/temperature", api=wandb.Api(api_key="0" * 40))
     assert server.asked.count("Runs") >= 2  # one run per page: two pages
     assert set(remote["file"]) == {"metrics", "evals"} and remote["run_id"].nunique() == 2
-    pd.testing.assert_frame_equal(_sorted(remote), _sorted(local))
+    # config_key hashes a run folder's config.yaml; W&B's client reshapes configs, so its runs have none
+    assert remote["config_key"].isna().all() and local["config_key"].notna().all()
+    pd.testing.assert_frame_equal(_sorted(remote.drop(columns="config_key")), _sorted(local.drop(columns="config_key")))
     assert load_report(remote).partial_runs() == []
 
 
@@ -291,7 +293,7 @@ def test_wandb_samples_come_from_the_run_store_artifact(wandb_runs: list[Path], 
     local = load_samples(*wandb_runs)
     remote = load_samples(f"wandb:{ENTITY}/{PROJECT}/temperature", api=wandb.Api(api_key="0" * 40))
     assert set(remote["eval_temperature"].dropna()) > {0.5, 2.0}  # training and temperature evaluations
-    pd.testing.assert_frame_equal(_sorted(remote), _sorted(local))
+    pd.testing.assert_frame_equal(_sorted(remote.drop(columns="config_key")), _sorted(local.drop(columns="config_key")))
     assert not load_report(remote).issues
 
 

@@ -10,7 +10,7 @@ from mcsweep.analysis.arms import Arm
 from mcsweep.analysis.checks.common import NOISE
 from mcsweep.analysis.criteria import ACC, DIVERSITY, LENGTH
 from mcsweep.analysis.registry import definition, insight
-from mcsweep.analysis.verdicts import Ctx, NotEnoughData, Verdict, judge
+from mcsweep.analysis.verdicts import Ctx, NotEnoughData, Verdict, judge, quantity
 
 definition("B1", "batch", "Train batch = prompts per rollout; mini-batch = prompts per update.")
 definition("B2", "batch", "A smaller train batch (fixed mini-batch) is more on-policy.")
@@ -33,7 +33,8 @@ def _common_step(ctx: Ctx) -> float:
 def _equal_data(ctx: Ctx, metric: str, fn: cr.Summary, arm: Arm) -> np.ndarray:
     """``fn`` over the part of each run within the data (steps) every arm reached."""
     limit = _common_step(ctx)
-    return np.array([fn(s[s.index <= limit]) for s in ctx.series(metric, arm).values() if len(s[s.index <= limit])])
+    vals = np.array([fn(s[s.index <= limit]) for s in ctx.series(metric, arm).values() if len(s[s.index <= limit])])
+    return ctx.record(f"{quantity(metric, fn)} at equal data", arm, vals)
 
 
 def _rel_length_drop(s: pd.Series) -> float:

@@ -84,7 +84,8 @@ def _extended(ctx: Ctx) -> list[tuple[Arm, Arm]]:
 
 def _deficits(ctx: Ctx, arm: Arm, target: Arm) -> np.ndarray:
     acc = common_acc(ctx)
-    return float(np.mean(ctx.values(acc, cr.final, target))) - ctx.values(acc, cr.final, arm)
+    deficit = float(np.mean(ctx.values(acc, cr.final, target))) - ctx.values(acc, cr.final, arm)
+    return ctx.record(f"deficit vs {target.display}", arm, deficit)
 
 
 @insight(

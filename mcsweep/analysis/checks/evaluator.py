@@ -68,7 +68,10 @@ def _corr_seed_sd(ctx: Ctx) -> tuple[float, int] | None:
 def robust_reward_tracks_accuracy(ctx: Ctx) -> Verdict:
     robust, strict = ctx.arm(ROBUST), ctx.arm(STRICT)
     acc = judged_acc(ctx)
-    r, b = (_correlations(ctx.series(REWARD, a), ctx.series(acc, a)) for a in (robust, strict))
+    r, b = (
+        ctx.record("corr(reward, acc)", a, _correlations(ctx.series(REWARD, a), ctx.series(acc, a)))
+        for a in (robust, strict)
+    )
     if not len(r) or not len(b):
         raise NotEnoughData(
             "a reward/pass@1 correlation needs >= 3 evaluation steps that also log a training reward (step 0 has none)"
