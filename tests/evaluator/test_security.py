@@ -10,10 +10,12 @@ import json
 import os
 import resource
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -640,3 +642,40 @@ def test_a_mixed_hostile_batch_is_graded_right_with_bounded_grader_memory_and_no
     assert report["sandbox_errors"] == 0
     assert report["peak_mb"] < GRADER_MEMORY_BOUND_MB, report["peak_mb"]
     assert _leftovers() == before
+
+
+SIGTERMED_GRADER = r"""
+import os, sys, time
+from mcsweep.evaluator import Evaluator, GradeRequest
+ev = Evaluator(workers=2, timeout_s=2.0)
+ev.grade_many([GradeRequest("a", code="print(input())", input_output=sys.argv[1])])
+print(" ".join(ev.isolation.cgroup_paths), flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_grader_killed_with_its_job_leaves_no_cgroup():
+    """A scheduler ends a job by SIGTERM to all its processes, zygotes included, then SIGKILL: the
+    zygotes outlive the grader long enough to clean up, and cgroups that dead zygotes left (SIGKILL)
+    are removed by the next evaluator that starts."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    io = json.dumps({"inputs": ["1\n"], "outputs": ["1\n"]})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SIGTERMED_GRADER, io], stdout=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
+    paths = proc.stdout.readline().split()
+    if not paths:
+        proc.kill()
+        pytest.skip("no cgroup here")
+    os.killpg(proc.pid, signal.SIGTERM)
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(p) for p in paths) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [p for p in paths if os.path.exists(p)]
+    stale = [os.path.join(os.path.dirname(p), f"mcsweep-eval-{2**22 + 7}") for p in paths]  # no such pid
+    for path in stale:
+        os.mkdir(path)
+    with Evaluator(workers=1) as ev:
+        ev.grade_many([GradeRequest("b", code="print(input())", input_output=io)])
+    assert not [p for p in stale if os.path.exists(p)]

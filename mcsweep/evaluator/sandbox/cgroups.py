@@ -137,12 +137,40 @@ class Cgroup:
                 os.rmdir(path)
 
 
+PREFIX = "mcsweep-eval-"  # + the zygote's pid
+
+
+def remove_stale(parent: str) -> None:
+    """Remove the empty cgroups that dead zygotes left under ``parent`` (a zygote SIGKILLed with its
+    grader cannot remove its own); a live zygote's, or one with tasks, is left alone."""
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(parent):
+            pid = entry.removeprefix(PREFIX)
+            if entry.startswith(PREFIX) and pid.isdigit() and not _alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    os.rmdir(os.path.join(parent, entry))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def open_cgroup(name: str) -> tuple[Cgroup | None, str]:
-    """A fresh cgroup ``name`` under ours (v2 when /sys/fs/cgroup is cgroup2, else v1), or why not."""
+    """A fresh cgroup ``name`` under ours (v2 when /sys/fs/cgroup is cgroup2, else v1), or why not;
+    first removes what dead zygotes left there."""
     try:
         own = _own_paths()
         if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
+            remove_stale(os.path.join(ROOT, own[""].lstrip("/")))
             return _open_v2(name, own[""]), ""
+        for controller in V1_CONTROLLERS:
+            remove_stale(os.path.join(ROOT, controller, own[controller].lstrip("/")))
         return _open_v1(name, own), ""
     except (OSError, KeyError, ValueError) as err:
         return None, f"no cgroup ({err}): memory and process limits are per process (rlimits) only"

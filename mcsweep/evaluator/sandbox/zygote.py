@@ -24,7 +24,7 @@ import time
 import traceback
 
 from . import linux, seccomp
-from .cgroups import Cgroup, open_cgroup
+from .cgroups import PREFIX, Cgroup, open_cgroup
 from .child import ChildSetup, child_main, load_prelude
 from .limits import UID_BASE, Isolation, Limits
 from .messages import Exited, KillRequest, Spawned, ZygoteConfig, decode_request, encode
@@ -260,7 +260,7 @@ def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, seccomp.Pr
         iso.ipc_namespace = _ipc_namespace_works()
         if not iso.ipc_namespace:
             iso.warnings.append("no IPC namespace per run: System V objects are shared between runs")
-        cgroup, why = open_cgroup(f"mcsweep-eval-{os.getpid()}")
+        cgroup, why = open_cgroup(f"{PREFIX}{os.getpid()}")
         if cgroup is not None:
             try:
                 cgroup.enter()
@@ -284,7 +284,10 @@ def zygote_main(sock_fd: int) -> None:
     sock = socket.socket(fileno=sock_fd)
     config = ZygoteConfig.decode(sock.recv(1 << 20))
     linux.prctl(linux.PR_SET_CHILD_SUBREAPER, 1)  # orphans of a run come back to us to be reaped
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the grader; we exit when it closes the socket
+    # Ctrl-C, and the SIGTERM a scheduler sends the whole job, are for the grader: killed, it closes the
+    # socket, and we end by cleaning up (a zygote killed first would leave its cgroup on the host).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     iso, cgroup, bpf = _isolate(config)
     for name in PRELOAD:
         importlib.import_module(name)
