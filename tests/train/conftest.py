@@ -18,6 +18,11 @@ TINY = [
     "data.n_test=4",
     "train.eval_samples=2",
     "data.n_train=32",
+    # The former micro lengths: the machinery under test is the same at any length, and shorter is faster.
+    "sizes.ctx_short=112",
+    "sizes.ctx_mid=160",
+    "sizes.ctx_long=224",
+    "sizes.ctx_eval=256",
 ]
 
 
