@@ -122,15 +122,20 @@ def grade_samples(
         for length in s.lengths
         for smp in samples
     ]
+    # A sample that ends before the shorter lengths has the same prefix at each: graded once.
+    first: dict[tuple, int] = {}
+    for n, (_, smp, ids, _) in enumerate(views):
+        first.setdefault((smp.problem["id"], tuple(ids)), n)
     requests = [
         GradeRequest(
             id=f"{n}",
-            completion=tokenizer.decode(ids, skip_special_tokens=True),
-            input_output=smp.problem["input_output"],
+            completion=tokenizer.decode(views[n][2], skip_special_tokens=True),
+            input_output=views[n][1].problem["input_output"],
         )
-        for n, (_, smp, ids, _) in enumerate(views)
+        for n in first.values()
     ]
-    results = evaluator.grade_many(requests)
+    graded = dict(zip(first, evaluator.grade_many(requests), strict=True))
+    results = [graded[smp.problem["id"], tuple(ids)] for _, smp, ids, _ in views]
     primary = evaluator.comparators[0].name
     return [
         {
