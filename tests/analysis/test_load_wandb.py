@@ -8,61 +8,28 @@ configs and history pages is exercised. Unknown requests fail the test.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import wandb
 from wandb.apis.public import service_api
-from wandb.proto import wandb_api_pb2 as pb
+from wandb_api import ApiStandIn
 
 from mcsweep.analysis import load, load_report
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "wandb_responses.json").read_text())
-_OP = re.compile(r"(?:query|mutation)\s+(\w+)")
 
 
-class Replay:
+class Replay(ApiStandIn):
     """Answers ApiRequests from the fixture and records which ones were asked."""
 
-    def __init__(self) -> None:
-        self.asked: list[str] = []
-        self.scans: dict[int, str] = {}
-
-    def send(self, request: pb.ApiRequest, timeout: float | None = None) -> pb.ApiResponse:
-        kind = request.WhichOneof("request")
-        self.asked.append(kind)
-        resp = pb.ApiResponse()
-        if kind == "auth_request":
-            return resp
-        if kind == "graphql_request":
-            resp.graphql_response.data_json = json.dumps(self._graphql(request.graphql_request))
-            return resp
-        if kind == "read_run_history_request":
-            self._history(request.read_run_history_request, resp)
-            return resp
-        raise AssertionError(f"request not in the fixture: {kind}")
-
-    def _graphql(self, req: pb.GraphQLRequest) -> dict[str, Any]:
-        op = _OP.search(req.query).group(1)
-        self.asked.append(op)
+    def graphql(self, op: str, variables: dict[str, Any], query: str) -> dict[str, Any]:
         data = FIXTURE["graphql"][op]
-        return data[json.loads(req.variables_json)["name"]] if op == "RunHistoryKeys" else data
+        return data[variables["name"]] if op == "RunHistoryKeys" else data
 
-    def _history(self, req: Any, resp: pb.ApiResponse) -> None:
-        if req.HasField("scan_run_history_init"):
-            rid = len(self.scans) + 1
-            self.scans[rid] = req.scan_run_history_init.run_id
-            resp.read_run_history_response.scan_run_history_init.request_id = rid
-            return
-        scan = req.scan_run_history
-        for row in FIXTURE["history"][self.scans[scan.request_id]]:
-            if scan.min_step <= row["_step"] < scan.max_step:
-                out = resp.read_run_history_response.run_history.history_rows.add()
-                for k, v in row.items():
-                    item = out.history_items.add()
-                    item.key, item.value_json = k, json.dumps(v)
+    def history_rows(self, run_id: str) -> list[dict[str, Any]]:
+        return FIXTURE["history"][run_id]
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import http.server
 import json
-import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,13 +22,12 @@ import pytest
 import wandb
 import wandb_records as wr
 from wandb.apis.public import service_api
-from wandb.proto import wandb_api_pb2 as pb
+from wandb_api import ApiStandIn
 
 from mcsweep.analysis import load, load_report, load_samples
 from mcsweep.analysis import load_wandb as lw
 
 ENTITY, PROJECT = "rt-entity", "mcsweep"
-_OP = re.compile(r"(?:query|mutation)\s+(\w+)")
 
 
 _PROJECT_INFO = {"id": "UHJvamVjdDox", "internalId": "1", "name": PROJECT, "entity": {"name": ENTITY}}
@@ -72,7 +70,7 @@ class FileServer:
         return f"http://127.0.0.1:{self.httpd.server_port}/{key}"
 
 
-class RecordedServer:
+class RecordedServer(ApiStandIn):
     """Answers the public API's requests from the runs' `.wandb` records; unknown requests fail."""
 
     def __init__(self, run_dirs: list[Path], files: FileServer, scratch: Path) -> None:
@@ -82,31 +80,16 @@ class RecordedServer:
             records = wr.run_records(d)
             self.runs[wr.run_record(records).run_id] = records
         self.files = files
-        self.asked: list[str] = []
-        self.scans: dict[int, str] = {}
+        super().__init__()
 
-    def send(self, request: pb.ApiRequest, timeout: float | None = None) -> pb.ApiResponse:
-        kind = request.WhichOneof("request")
-        self.asked.append(kind)
-        resp = pb.ApiResponse()
-        if kind == "auth_request":
-            return resp
-        if kind == "graphql_request":
-            req = request.graphql_request
-            op = _OP.search(req.query).group(1)
-            self.asked.append(op)
-            data = getattr(self, f"gql_{op}", None)
-            if data is None:
-                raise AssertionError(f"unexpected GraphQL operation {op}: {req.query[:300]}")
-            resp.graphql_response.data_json = json.dumps(data(json.loads(req.variables_json or "{}")))
-            return resp
-        if kind == "features_request":  # a server with no optional features
-            resp.features_response.server.SetInParent()
-            return resp
-        if kind == "read_run_history_request":
-            self._history(request.read_run_history_request, resp)
-            return resp
-        raise AssertionError(f"unexpected request {kind}")
+    def graphql(self, op: str, variables: dict[str, Any], query: str) -> dict[str, Any]:
+        answer = getattr(self, f"gql_{op}", None)
+        if answer is None:
+            raise AssertionError(f"unexpected GraphQL operation {op}: {query[:300]}")
+        return answer(variables)
+
+    def history_rows(self, run_id: str) -> list[dict[str, Any]]:
+        return wr.history(self.runs[run_id])
 
     def forget(self, record_type: str, key_prefix: str = "") -> None:
         """Drop what an older tracker never logged: whole records, or history keys with a prefix."""
@@ -242,20 +225,6 @@ class RecordedServer:
         edges = [{"node": self._artifact_node(v["run"], i)} for i in range(n)]
         info = {"__typename": "PageInfo", "endCursor": None, "hasNextPage": False}
         return {"project": {"run": {"artifacts": {"totalCount": n, "pageInfo": info, "edges": edges}}}}
-
-    def _history(self, req: Any, resp: pb.ApiResponse) -> None:
-        if req.HasField("scan_run_history_init"):
-            rid = len(self.scans) + 1
-            self.scans[rid] = req.scan_run_history_init.run_id
-            resp.read_run_history_response.scan_run_history_init.request_id = rid
-            return
-        scan = req.scan_run_history
-        for row in wr.history(self.runs[self.scans[scan.request_id]]):
-            if scan.min_step <= row["_step"] < scan.max_step:
-                out = resp.read_run_history_response.run_history.history_rows.add()
-                for k, v in row.items():
-                    item = out.history_items.add()
-                    item.key, item.value_json = k, json.dumps(v)
 
 
 @pytest.fixture
