@@ -13,6 +13,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from mcsweep.config.schema import ConfigError
 from mcsweep.config.validate import validate_config
 
 log = logging.getLogger("mcsweep")
@@ -20,8 +21,13 @@ log = logging.getLogger("mcsweep")
 
 @hydra.main(version_base="1.3", config_path="conf", config_name="config")
 def run(cfg: DictConfig) -> float:
-    """Train, evaluate, write the run folder; return the objective (final test pass@1 by default)."""
-    run_cfg = validate_config(cfg)
+    """Train, evaluate, write the run folder; return the objective (final test pass@1 by default).
+    An invalid config is one line naming the key, and exit status 2, not a traceback."""
+    try:
+        run_cfg = validate_config(cfg)
+    except ConfigError as err:
+        log.error("invalid config: %s", err)
+        sys.exit(2)
     from mcsweep.launch.objective import objective
     from mcsweep.train.run import train
 

@@ -106,6 +106,16 @@ def test_bad_point_of_a_real_sweep_names_the_key_and_launches_nothing(tmp_path: 
     assert not any(tmp_path.glob("*/*/run_card.json"))
 
 
+def test_a_bad_value_in_a_single_run_is_one_line_naming_the_key(tmp_path: Path) -> None:
+    env = {**os.environ, "MCSWEEP_RUNS": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "mcsweep", "masking.mode=bogus"], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 2, out.stderr
+    assert "invalid config: masking.mode: Invalid value 'bogus', expected one of [none, all" in out.stderr + out.stdout
+    assert "Traceback" not in out.stderr + out.stdout
+
+
 @pytest.mark.parametrize("sweep", SWEEPS)
 def test_every_sweep_file_dry_runs(tmp_path: Path, sweep: str) -> None:
     out = _mcsweep(tmp_path, f"+sweep={sweep}", "hydra.sweeper.dry_run=true")
