@@ -316,6 +316,7 @@ def describe(fig: Figure) -> dict[str, Any]:
                 "legend": [t.get_text() for t in legend.get_texts()] if legend else [],
                 "bands": sum(c.get_gid() == style.BAND_GID for c in ax.collections),
                 "noise_mark": any(line.get_gid() == style.NOISE_GID for line in ax.lines),
+                "empty": any(t.get_gid() == style.EMPTY_GID for t in ax.texts),
                 "ylim": [float(v) for v in ax.get_ylim()],
             }
         )

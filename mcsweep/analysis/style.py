@@ -23,6 +23,8 @@ BAND_ALPHA = 0.18
 BAND_GID = "seed-band"
 """Bands of +-1 SD over seeds carry this gid, so tests and readers can find them."""
 NOISE_GID = "noise-threshold"
+EMPTY_GID = "no-data"
+EMPTY_TEXT = "no data for this panel in these runs"
 MIN_SPAN_EFFECTS = 10
 """A panel's y-axis spans at least this many minimum effects: a difference below the noise threshold
 then covers under a tenth of the panel instead of all of it."""
@@ -135,11 +137,14 @@ def noise_scale(ax: plt.Axes, threshold: float, what: str = "min effect") -> Non
 
 
 def legends(fig: plt.Figure) -> plt.Figure:
-    """A legend on every panel that has labelled artists, and a tight layout: the figure functions end
-    with this, so every entry point (report, notebooks, ``draw``) shows the same legends."""
+    """A legend on every panel that has labelled artists, a note on every panel that has none (a
+    partial campaign: the runs lack what it plots), and a tight layout: the figure functions end with
+    this, so every entry point (report, notebooks, ``draw``) shows the same legends."""
     for ax in fig.axes:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(frameon=False)
+        elif ax.get_visible() and ax.get_legend() is None:
+            ax.text(0.5, 0.5, EMPTY_TEXT, transform=ax.transAxes, ha="center", va="center", gid=EMPTY_GID)
     fig.tight_layout()
     return fig
 

@@ -42,8 +42,9 @@ def outputs(nb: nbformat.NotebookNode, kind: str) -> list[str]:
     return out
 
 
-def check_figures(nb: nbformat.NotebookNode, expect_simulated: bool) -> dict[str, dict]:
-    """Every figure: its panels, labelled axes, a legend on every panel, and the data-source label."""
+def check_figures(nb: nbformat.NotebookNode, expect_simulated: bool, complete: bool = True) -> dict[str, dict]:
+    """Every figure: its panels, labelled axes, a legend on every panel, and the data-source label. A
+    partial campaign (`complete=False`) may leave a panel without data, which then says so."""
     described = json.loads(outputs(nb, "stream")[-1])
     assert described, "no figure drawn"
     for fig_id, d in described.items():
@@ -51,7 +52,8 @@ def check_figures(nb: nbformat.NotebookNode, expect_simulated: bool) -> dict[str
         assert ("SIMULATED" in d["title"]) == expect_simulated, d["title"]
         for panel in d["panels"]:
             assert panel["xlabel"] and panel["ylabel"], (fig_id, panel)
-            assert panel["legend"], (fig_id, panel)
+            assert bool(panel["legend"]) != panel["empty"], (fig_id, panel)
+            assert panel["legend"] or not complete, (fig_id, panel)
     return described
 
 
@@ -59,15 +61,16 @@ def table_lines(markdown: list[str]) -> set[str]:
     return {line for text in markdown for line in text.splitlines() if line.startswith("|")}
 
 
-def check_tables(nb: nbformat.NotebookNode, report_md: str) -> None:
-    """The insights notebook's rendered tables and verdict counts are the report's, line for line."""
+def check_tables(nb: nbformat.NotebookNode, report_md: str, least: int = 50) -> None:
+    """The insights notebook's rendered tables and verdict counts are the report's, line for line
+    (at least `least` table lines: the per-insight tables, Table 1 and pass@k)."""
     md = outputs(nb, "text/markdown")
     assert len(md) == 4, "summary, insight blocks, Table 1, pass@k"
     assert md[0].split("\n\n")[0] in report_md  # the verdict counts
     lines = table_lines(md)
     missing = sorted(line for line in lines if line not in report_md.splitlines())
     assert not missing, missing[:5]
-    assert len(lines) > 50
+    assert len(lines) > least
 
 
 @pytest.mark.parametrize("name", ["figures.ipynb", "insights.ipynb"])
@@ -89,11 +92,10 @@ def test_notebook_redraws_a_simulated_report_from_its_data(
         check_tables(nb, (sim_report / "report.md").read_text())
 
 
-@pytest.mark.skipif(not (MICRO / "data").exists(), reason="reports/micro/data not generated yet")
 @pytest.mark.parametrize("name", ["figures.ipynb", "insights.ipynb"])
 def test_notebook_redraws_the_committed_micro_report(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     nb = run_notebook(NOTEBOOKS[name], MICRO / "data", monkeypatch)
     if name == "figures.ipynb":
-        check_figures(nb, expect_simulated=False)
+        check_figures(nb, expect_simulated=False, complete=False)
     else:
-        check_tables(nb, (MICRO / "report.md").read_text())
+        check_tables(nb, (MICRO / "report.md").read_text(), least=20)  # a partial campaign: fewer tables
