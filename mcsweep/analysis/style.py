@@ -157,6 +157,9 @@ def finish(fig: plt.Figure, out_dir: Path | None, stem: str, pdf: bool = True, d
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / f"{stem}.{ext}" for ext in (("png", "pdf") if pdf else ("png",))]
     for p in paths:
-        fig.savefig(p, **({"dpi": dpi} if dpi and p.suffix == ".png" else {}))
+        if p.suffix == ".png":
+            fig.savefig(p, **({"dpi": dpi} if dpi else {}))
+        else:  # no creation date: the same figure gives the same file, so a regenerated report diffs clean
+            fig.savefig(p, metadata={"CreationDate": None})
     plt.close(fig)
     return paths
