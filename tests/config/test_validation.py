@@ -40,7 +40,7 @@ def test_default_config_is_valid():
         (["evaluator.comparator=fuzzy"], "evaluator.comparator"),
         (["context.max_completion_length=512", "context.common_eval_length=null"], "context.eval_lengths"),
         (["context=short_to_long", "context.common_eval_length=160"], "context.common_eval_length"),
-        (["context.max_completion_length=240"], "context.common_eval_length"),
+        (["context.max_completion_length=400"], "context.common_eval_length"),  # above the common 320
         (["masking.non_incorrect=maybe"], "masking.non_incorrect"),
         (["temperature.kind=staged", "temperature.stages=[]"], "temperature.stages"),
         (["temperature=fixed_1.2", "temperature.stages=[[10,1.8]]"], "temperature.stages"),
