@@ -123,15 +123,11 @@ def _bare_forks(n: int) -> float:
     """In a fresh interpreter set up as a zygote is (same preloads, frozen heap): CPU ms per bare fork and
     exit, child and parent together."""
     import gc
-    import importlib
     import resource
 
-    from mcsweep.evaluator.sandbox.child import load_prelude
-    from mcsweep.evaluator.sandbox.zygote import PRELOAD
+    from mcsweep.evaluator.sandbox.zygote import preload
 
-    for name in PRELOAD:
-        importlib.import_module(name)
-    load_prelude()
+    preload()
     gc.collect()
     gc.freeze()
     who = (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF)

@@ -278,6 +278,14 @@ def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, seccomp.Pr
     return iso, cgroup, seccomp.Program(program, linux.libc) if program else None
 
 
+def preload() -> None:
+    """What every child starts with: the standard library a judge offers and LeetCode's prelude, loaded
+    once here so that no child pays for its imports (benchmarks/bench_evaluator.py forks the same image)."""
+    for name in PRELOAD:
+        importlib.import_module(name)
+    load_prelude()
+
+
 def zygote_main(sock_fd: int) -> None:
     """Entry point of a zygote process (a fresh interpreter started by ``Slot``; its configuration comes
     over the socket, so nothing of the grader's is on its command line for a child to read)."""
@@ -289,9 +297,7 @@ def zygote_main(sock_fd: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     iso, cgroup, bpf = _isolate(config)
-    for name in PRELOAD:
-        importlib.import_module(name)
-    load_prelude()
+    preload()
     tmp_root = tempfile.mkdtemp(prefix="mcsweep-eval-")
     os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
     if iso.mount_namespace:
