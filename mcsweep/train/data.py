@@ -6,6 +6,7 @@ a dataset on the HF hub / disk in the same record schema.
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from mcsweep.io.jsonl import JsonlError, iter_jsonl
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.micro.world import problem_set, prompt_messages
 
+log = logging.getLogger(__name__)
 REQUIRED = ("id", "question", "input_output")
 
 
@@ -65,6 +67,10 @@ def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
     source = cfg.test_source or ("jsonl" if cfg.test_path else cfg.source)
     records = _load(source, cfg.test_set, cfg.test_path or cfg.path, None, world)
     if cfg.n_test >= len(records):
+        if cfg.n_test > len(records):
+            log.warning(
+                "data.n_test=%d, but the test split has %d problems: testing on all of them", cfg.n_test, len(records)
+            )
         return records
     keep = sorted(random.Random(f"test-sample-{cfg.test_seed}").sample(range(len(records)), cfg.n_test))
     return [records[i] for i in keep]

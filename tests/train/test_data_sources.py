@@ -41,6 +41,12 @@ def test_test_problems_are_a_seeded_sample_not_the_first_rows():
     assert len(difficulties) > 1
 
 
+def test_more_test_problems_than_the_split_has_is_said(caplog):
+    every = load_test_problems(DataConfig(n_test=10_000), WORLD)
+    assert len(every) == len(problem_set("test", WORLD))
+    assert "data.n_test=10000" in caplog.text and f"has {len(every)} problems" in caplog.text
+
+
 def test_without_test_source_the_file_is_the_test_source(problem_file):
     cfg = DataConfig(source="jsonl", path=str(problem_file), n_test=3)
     assert len(load_test_problems(cfg, WORLD)) == 3
