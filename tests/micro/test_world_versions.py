@@ -153,3 +153,24 @@ def test_run_config_selects_the_world_version():
     cfg = compose_run_config(["+model.micro.world_version=2"])
     assert policy_spec(cfg).world == V2
     assert model_shape(cfg).hidden_size == PolicySpec.hidden_size  # the GPU estimate reads the same key
+
+
+def test_world_2_hard_answers_outgrow_the_short_context_and_fit_the_long_one():
+    """The context and masking axes' mechanism: a share of hard warm-start answers is longer than the
+    micro short length (cut there, so masking has work), none is longer than the long one, and the
+    answers grow with difficulty (the policy's own lengths at step 0 are in docs/micro_world.md)."""
+    from mcsweep.gpu.__main__ import compose_run_config
+    from mcsweep.micro.stats import build_tokenizer
+
+    sizes = compose_run_config([]).sizes
+    tokenizer = build_tokenizer(PolicySpec(world=V2))
+    rng = random.Random(0)
+    lengths: dict[str, list[int]] = {}
+    for p in problem_set("hard", V2):
+        text = completion_text([Step(op, k) for op, k in p["meta"]["chain"]], p["meta"]["format"], rng, 2)
+        lengths.setdefault(p["difficulty"], []).append(len(tokenizer(text).input_ids) + 1)
+    cut = {level: sum(n > sizes.ctx_short for n in v) / len(v) for level, v in lengths.items()}
+    assert 0.05 < cut["hard"] < 0.4 and cut["easy"] == 0.0
+    assert max(max(v) for v in lengths.values()) <= sizes.ctx_long
+    mean = {level: sum(v) / len(v) for level, v in lengths.items()}
+    assert mean["easy"] < mean["medium"] < mean["hard"]
