@@ -22,7 +22,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m mcsweep.micro", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     st = sub.add_parser("stats", help="measure each axis's mechanism at step 0 and write the datasheet")
-    st.add_argument("--n-test", type=int, default=200, help="test problems (the whole test set: 200)")
+    st.add_argument(
+        "--n-test",
+        type=int,
+        default=200,
+        help="test problems, the first n of the test set (world 1 has 200, world 2 has 800)",
+    )
     st.add_argument("--samples", type=int, default=4, help="samples per test problem (the study's 4)")
     st.add_argument("--n-temperature", type=int, default=40, help="test problems per temperature")
     st.add_argument("--temperatures", type=float, nargs="+", default=[0.3, 0.6, 1.0, 1.2, 1.8, 2.4])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcsweep.micro import answers, problems
+from mcsweep.micro import answers, problems, world
 
 TARGETS = {"test_pass@1": (0.10, 0.60), "strict_rejection": (0.10, 0.30)}
 
@@ -36,8 +36,9 @@ strict-rejected share of correct answers is near the study's own gap (critic rew
 0.48 robust at step 100, fig 6_4: about a fifth). The hidden tests still define correctness: the
 robust judge accepts a variant only because the statement allows it.
 
-**Context and masking.** The plan before the code grows with difficulty (one line per op, plus up to
-n-1 checks), so hard responses outgrow the short context; a response cut before its code block
+**Context and masking.** The plan before the code grows with difficulty (one line per op, plus
+world 1: 0 to n-1 checks per op; world 2: 0 to 2(n-1) checks in all), so hard responses outgrow the
+short context; a response cut before its code block
 closes has no answer (verdict `no_code`), which is what the conditional mask acts on.
 
 **Temperature.** Several phrasings and code forms per op give the warm-started policy real choices,
@@ -45,7 +46,9 @@ so diversity moves with the sampling temperature.
 
 **Data.** `easy` (DeepCoder's role) and `hard` (MicroCoder-Dataset's role) are drawn from the same
 RL bucket with different difficulty mixes; the test set is held out by op pairs and, for single-op
-tasks, by a hash of the chain (world 2: without the format, so no task is on both sides).
+tasks, by a hash of the chain (world 2: without the format, so no task is on both sides). World 2's
+test set has {world.WORLD2_TEST_SIZE} problems (world 1's: 200), so that
+an evaluation's own noise can be brought under 1.5 pp pass@1.
 """
 
 
@@ -97,12 +100,24 @@ def _evaluator(r: dict) -> list[str]:
         f"strict {_pct(t['pass@1_strict'][L])}.",
         f"Correct answers (robust) the strict judge rejects: **{_pct(rej['all'])}** of {rej['n_correct']} "
         f"({_check(rej['all'], 'strict_rejection')}).",
+        *_noise(t),
         "",
         "| answer type / format | strict rejects |",
         "|---|---|",
     ]
     lines += [f"| {k} | {_pct(v)} |" for k, v in rej.items() if k not in ("all", "n_correct")]
     return lines
+
+
+def _noise(t: dict) -> list[str]:
+    if "noise" not in t:  # a datasheet written before the noise was measured
+        return []
+    n = t["noise"]
+    return [
+        f"Evaluation noise: pass@1 has a standard error of {100 * n['se']:.2f} pp over these "
+        f"{t['n_problems']} problems x {t['samples']} samples; {100 * n['target']:.1f} pp needs "
+        f"{n['n_for_target']} problems at {t['samples']} samples."
+    ]
 
 
 def _truncation(r: dict) -> list[str]:

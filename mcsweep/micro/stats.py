@@ -8,6 +8,7 @@ for the datasheet that `python -m mcsweep.micro stats` writes.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections import defaultdict
@@ -60,12 +61,26 @@ def _strict(result) -> bool:
     return result.shadow["livecodebench"]
 
 
-def pass_at_1(rows: Sequence[Graded], strict: bool = False) -> float:
-    """Mean over problems of the share of their samples judged correct."""
+def _per_problem(rows: Sequence[Graded], strict: bool = False) -> list[float]:
+    """Each problem's share of samples judged correct."""
     by: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
         by[r.problem["id"]].append(r.strict if strict else r.robust)
-    return statistics.fmean(sum(v) / len(v) for v in by.values()) if by else float("nan")
+    return [sum(v) / len(v) for v in by.values()]
+
+
+def pass_at_1(rows: Sequence[Graded], strict: bool = False) -> float:
+    """Mean over problems of the share of their samples judged correct."""
+    shares = _per_problem(rows, strict)
+    return statistics.fmean(shares) if shares else float("nan")
+
+
+def eval_noise(rows: Sequence[Graded], target: float = 0.015) -> dict:
+    """An evaluation's own noise: the standard error of pass@1 over its problems (their spread, with the
+    sampling noise of their samples), and the number of problems that brings it to `target`."""
+    shares = _per_problem(rows)
+    var = statistics.variance(shares)
+    return {"se": math.sqrt(var / len(shares)), "target": target, "n_for_target": math.ceil(var / target**2)}
 
 
 def _share(flags: Sequence[bool]) -> float | None:
@@ -246,6 +261,7 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
         "pass@1_strict": {L: pass_at_1([r for r in rows if r.length == L], strict=True) for L in lengths},
         "strict_rejection": {L: strict_rejection([r for r in rows if r.length == L]) for L in lengths},
         "truncation": truncation(rows, cfg.context.repeat_window),
+        "noise": eval_noise([r for r in rows if r.length == train_len]),
     }
     group = cfg.batch.group_size
     out["temperature"] = [

@@ -28,6 +28,9 @@ DEFAULT_SETS: dict[str, SetSpec] = {
     "pool": SetSpec("pool", 1500, {"easy": 0.35, "medium": 0.35, "hard": 0.3}),
     "test": SetSpec("test", 200, {"easy": 0.3, "medium": 0.4, "hard": 0.3}),
 }
+# World 2's test set is larger, so that an evaluation's own noise (problems x samples) can be brought
+# under 1.5 pp pass@1 (`mcsweep.micro stats` measures it); a set's first n problems are its n-sample.
+WORLD2_TEST_SIZE = 800
 _OFFSETS = {"sft": 0, "easy": 1, "hard": 2, "pool": 3, "test": 0}
 
 
@@ -37,7 +40,8 @@ def problem_set(name: str, spec: WorldSpec, n: int | None = None) -> list[dict]:
         raise ValueError(f"unknown micro-world set {name!r}; choose one of {sorted(DEFAULT_SETS)}")
     s = DEFAULT_SETS[name]
     split = "test" if name == "test" else ("sft" if name == "sft" else "rl")
-    return generate(split, n if n is not None else s.n, s.mix, spec, seed_offset=_OFFSETS[name], name=name)
+    size = WORLD2_TEST_SIZE if name == "test" and spec.version > 1 else s.n
+    return generate(split, n if n is not None else size, s.mix, spec, seed_offset=_OFFSETS[name], name=name)
 
 
 def prompt_messages(problem: dict) -> list[dict[str, str]]:

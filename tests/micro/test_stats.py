@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcsweep.micro.stats import Graded, diversity, pass_at_1, strict_rejection, truncation
+from mcsweep.micro.stats import Graded, diversity, eval_noise, pass_at_1, strict_rejection, truncation
 from mcsweep.train.evaluation import Sample
 
 
@@ -27,6 +27,14 @@ def test_pass_at_1_averages_per_problem_then_over_problems():
     rows = [_row("a", True, False), _row("a", False, False), _row("b", True, True)]
     assert pass_at_1(rows) == pytest.approx(0.75)
     assert pass_at_1(rows, strict=True) == pytest.approx(0.5)
+
+
+def test_eval_noise_is_the_standard_error_over_problems_and_the_size_for_a_target():
+    # problem shares 1, 0.5, 0, 0.5: variance 1/6, so SE = sqrt(1/6 / 4) and 1.5 pp needs 1/6 / 0.015^2
+    rows = [_row(p, ok, ok) for p, oks in {"a": (1, 1), "b": (1, 0), "c": (0, 0), "d": (0, 1)}.items() for ok in oks]
+    noise = eval_noise(rows)
+    assert noise["se"] == pytest.approx((1 / 6 / 4) ** 0.5)
+    assert noise["n_for_target"] == 741
 
 
 def test_truncation_separates_cut_no_answer_and_loops():

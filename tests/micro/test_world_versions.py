@@ -174,3 +174,11 @@ def test_world_2_hard_answers_outgrow_the_short_context_and_fit_the_long_one():
     assert max(max(v) for v in lengths.values()) <= sizes.ctx_long
     mean = {level: sum(v) / len(v) for level, v in lengths.items()}
     assert mean["easy"] < mean["medium"] < mean["hard"]
+
+
+def test_world_2_test_set_is_larger_and_starts_with_its_first_200():
+    from mcsweep.micro.world import WORLD2_TEST_SIZE
+
+    whole = problem_set("test", V2)
+    assert len(whole) == WORLD2_TEST_SIZE > len(problem_set("test", V1)) == 200
+    assert whole[:200] == problem_set("test", V2, 200)
