@@ -1,24 +1,47 @@
 #!/usr/bin/env bash
-# Regenerate reports/micro/ from scratch: every axis sweep in the micro world at the report's run
-# length (conf/experiment/micro_report.yaml), the temperature-robustness evaluations of the
-# temperature sweep's checkpoints, then the report. Two chains of sweeps run side by side, one run
-# per core. Re-running skips finished runs (found by their run id) and resumes interrupted ones.
-#   scripts/micro_report.sh            # runs in runs/micro/ (or $MCSWEEP_RUNS), report in reports/micro/
+# Regenerate reports/micro/ from scratch: every axis sweep in the micro world under one experiment,
+# the temperature-robustness evaluations of the temperature sweep's checkpoints, then the report.
+# Two chains of sweeps run side by side, one run per core. Re-running skips finished runs (found by
+# their run id) and resumes interrupted ones, so a campaign can span several sessions.
+#   scripts/micro_report.sh     # experiment=micro_report: world 1, 40 steps, 1 seed (session 5's report)
+#   EXPERIMENT=micro_campaign SEEDS=0,1,2 scripts/micro_report.sh   # issue 19's campaign: world 2,
+#                               # 140 rollouts, 3 seeds per arm (conf/experiment/micro_campaign.yaml)
+#   DRY_RUN=1 ... scripts/micro_report.sh   # list every run (arm, seed, run id, status), run nothing
+# Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MCSWEEP_RUNS="${MCSWEEP_RUNS:-runs/micro}"
+EXPERIMENT="${EXPERIMENT:-micro_report}"
+SEEDS="${SEEDS:-0}"
+REPORT="${REPORT:-reports/micro/}"
 PY=.venv/bin/python
+dry=()
+[ -n "${DRY_RUN:-}" ] && dry=(hydra.sweeper.dry_run=true)
+
+# Table 1's presets make one update per rollout, the analysis base two: the campaign's Table 1 runs
+# half the optimizer steps for the same 140 rollouts, its switch to high temperature at the same share.
+table1=()
+[ "$EXPERIMENT" = micro_campaign ] && table1=(train.steps=140 train.eval_every=28 sizes.switch_step=65)
+
+sweep() {
+  local name=$1
+  shift
+  local seeds=("seed=$SEEDS")
+  [ "$name" = seeds ] && seeds=()  # the seeds sweep sweeps the seed itself
+  $PY -m mcsweep +sweep="$name" experiment="$EXPERIMENT" "${seeds[@]}" hydra.launcher.n_jobs=1 "${dry[@]}" "$@" -m
+}
 
 chain() {
-  for sweep in "$@"; do
-    $PY -m mcsweep +sweep="$sweep" experiment=micro_report hydra.launcher.n_jobs=1 -m
+  for name in "$@"; do
+    if [ "$name" = table1 ]; then sweep table1 "${table1[@]}"; else sweep "$name"; fi
   done
 }
 
 # The data axis's third arm: the hard set the dataset pipeline builds (issue #7), same run length.
 pipeline_arm() {
-  $PY -m mcsweep.data build --config conf/data_pipeline/micro_hard.yaml
-  $PY -m mcsweep data=micro_pipeline sweep_name=data experiment=micro_report launcher.torch_threads=1
+  [ -n "${DRY_RUN:-}" ] || $PY -m mcsweep.data build --config conf/data_pipeline/micro_hard.yaml
+  $PY -m mcsweep data=micro_pipeline sweep_name=data experiment="$EXPERIMENT" "seed=$SEEDS" \
+    launcher.torch_threads=1 hydra.launcher.n_jobs=1 "${dry[@]}" -m
 }
 
 chain temperature temperature_schedules evaluator data kl_clip batch & first=$!
@@ -26,13 +49,14 @@ sleep 2  # distinct Hydra multirun folders (they are named by the second)
 (chain seeds context masking table1 && pipeline_arm) & second=$!
 wait "$first"
 wait "$second"
-# Temperature robustness (T1, fig 7_2): first and last checkpoint, 4 temperatures, 2 samples a problem.
+[ -n "${DRY_RUN:-}" ] && exit 0
+# Temperature robustness (T1, fig 7_2): step 0 and every checkpoint, 4 temperatures, 2 samples a problem.
 evals=()
 for run in "$MCSWEEP_RUNS"/temperature/*/; do
-  $PY -m mcsweep.train.temperature_eval "$run" --steps 0 40 --temperatures 0.6 1.2 1.8 2.4 --samples 2 &
+  $PY -m mcsweep.train.temperature_eval "$run" --temperatures 0.6 1.2 1.8 2.4 --samples 2 &
   evals+=($!)
   while [ "$(jobs -rp | wc -l)" -ge 2 ]; do sleep 5; done
 done
 for pid in "${evals[@]}"; do wait "$pid"; done
-$PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out reports/micro/ --notes reports/micro/notes.md \
+$PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out "$REPORT" --notes reports/micro/notes.md \
   --title "mcsweep in the micro world (generated problems, 1.7M-parameter policy, CPU)"
