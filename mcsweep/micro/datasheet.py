@@ -37,18 +37,18 @@ strict-rejected share of correct answers is near the study's own gap (critic rew
 robust judge accepts a variant only because the statement allows it.
 
 **Context and masking.** The plan before the code grows with difficulty (one line per op, plus
-world 1: 0 to n-1 checks per op; world 2: 0 to 2(n-1) checks in all), so hard responses outgrow the
-short context; a response cut before its code block
-closes has no answer (verdict `no_code`), which is what the conditional mask acts on.
+world 1: 0 to n-1 checks per op; world 2: 0 to 2(n-1) checks in all), so hard responses outgrow
+the short context; a response cut before its code block closes has no answer (verdict `no_code`),
+which is what the conditional mask acts on.
 
 **Temperature.** Several phrasings and code forms per op give the warm-started policy real choices,
 so diversity moves with the sampling temperature.
 
 **Data.** `easy` (DeepCoder's role) and `hard` (MicroCoder-Dataset's role) are drawn from the same
 RL bucket with different difficulty mixes; the test set is held out by op pairs and, for single-op
-tasks, by a hash of the chain (world 2: without the format, so no task is on both sides). World 2's
-test set has {world.WORLD2_TEST_SIZE} problems (world 1's: 200), so that
-an evaluation's own noise can be brought under 1.5 pp pass@1.
+tasks, by a hash of the chain (world 2: without the format, so no task is on both sides). World
+2's test set has {world.WORLD2_TEST_SIZE} problems (world 1's: 200), so that an evaluation's own
+noise can be brought under 1.5 pp pass@1.
 """
 
 
