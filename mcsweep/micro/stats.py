@@ -8,6 +8,7 @@ for the datasheet that `python -m mcsweep.micro stats` writes.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import statistics
@@ -21,6 +22,8 @@ from mcsweep.evaluator import Evaluator, GradeRequest
 from mcsweep.micro.problems import DIFFICULTIES, Step, WorldSpec, completion_text, out_type
 from mcsweep.micro.world import problem_set
 from mcsweep.train.evaluation import EvalSettings, Sample, sample_completions, stop_ids
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -241,6 +244,7 @@ def measure_all(args) -> dict:
     }
     model, tokenizer = (None, build_tokenizer(spec)) if args.data_only else load_policy(cfg)
     with evaluator() as ev:
+        log.info("warm-start data: %d SFT completions graded by both judges", args.n_sft)
         out["data"] = data_stats(spec.world, tokenizer, args.n_sft, lengths, ev)
         if model is not None:
             out.update(policy_stats(cfg, spec.world, model, tokenizer, lengths, args, ev))
@@ -252,6 +256,7 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
     stops, train_len = stop_ids(model, tokenizer), cfg.context.max_completion_length
     out: dict = {}
     test = problem_set(cfg.data.test_set, world, args.n_test)
+    log.info("test set: %d problems x %d samples at %s tokens", len(test), args.samples, lengths)
     samples = policy_samples(model, tokenizer, test, args.samples, cfg.train.eval_temperature, max(lengths))
     rows = grade(samples, lengths, tokenizer, stops, ev)
     out["test"] = {
@@ -264,12 +269,14 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
         "noise": eval_noise([r for r in rows if r.length == train_len]),
     }
     group = cfg.batch.group_size
+    log.info("temperatures %s: %d problems x G=%d each", args.temperatures, args.n_temperature, group)
     out["temperature"] = [
         temperature_row(model, tokenizer, test[: args.n_temperature], group, t, train_len, ev)
         for t in args.temperatures
     ]
     out["train_sets"] = {}
     for name in ("easy", "hard"):
+        log.info("training set %s: %d problems x %d samples", name, args.n_set, args.samples)
         problems = problem_set(name, world, args.n_set)
         set_samples = policy_samples(model, tokenizer, problems, args.samples, cfg.temperature.value, train_len)
         set_rows = grade(set_samples, [train_len], tokenizer, stops, ev)
