@@ -42,7 +42,11 @@ the short context; a response cut before its code block closes has no answer (ve
 which is what the conditional mask acts on.
 
 **Temperature.** Several phrasings and code forms per op give the warm-started policy real choices,
-so diversity moves with the sampling temperature.
+so diversity moves with the sampling temperature. Its working range is narrower than Qwen3's: at
+step 0 it still answers at T <= 1.2 but not at 1.8 (pass@1 0% in both worlds: divided by 1.8, its
+logits leave the 600-token tail most of the mass), so a run at 1.8, and the default run after its
+switch from 0.6 to 1.8, gets reward 0 on every completion and no gradient. The study's 1.8 is
+stable (T6); mapping its temperatures onto the micro policy's logit scale is open (issue 19).
 
 **Data.** `easy` (DeepCoder's role) and `hard` (MicroCoder-Dataset's role) are drawn from the same
 RL bucket with different difficulty mixes; the test set is held out by op pairs and, for single-op
