@@ -95,8 +95,9 @@ def request_code(request: GradeRequest) -> str | None:
 class Evaluator:
     """Sandboxed, parallel grader. Create once, reuse for many batches, then ``close()``.
 
-    ``shadow_comparators`` are judged on the same outputs so disagreement can be logged; asking for
-    them (or ``run_all``) runs every test, so that every comparator's verdict is sound.
+    ``shadow_comparators`` are judged on the same outputs so disagreement can be logged. Grading stops
+    once every comparator has failed a test (so each one's verdict is sound: a failed verdict cannot
+    change); ``run_all`` runs every test.
     """
 
     def __init__(
@@ -115,7 +116,7 @@ class Evaluator:
         self.comparators: tuple[Comparator, ...] = tuple(
             make_comparator(name, rtol, atol) for name in (comparator, *shadow_comparators)
         )
-        self.run_all = run_all or bool(shadow_comparators)
+        self.run_all = run_all
         total = total_timeout_s if total_timeout_s is not None else max(60.0, 10 * timeout_s)
         self.limits = Limits(timeout_s=timeout_s, total_timeout_s=total, memory_mb=memory_mb)
         self.workers = workers or os.cpu_count() or 1

@@ -2,10 +2,11 @@
 
 A slot thread drives one child at a time: it writes the payload (the code and that test's input, never
 an output), waits for the child's one report under the test's wall limit, has the zygote kill and reap
-the child's whole process tree, then judges with every comparator. Grading stops at the first failure
-unless all tests must run. Everything that crosses from the child is size-checked before it is parsed:
-the report line (a cap), the output (its size, then the comparators' token and line gates), a
-call-based result (at most ``RESULT_FACTOR`` times the expected result's JSON, plus a little).
+the child's whole process tree, then judges with every comparator. Grading stops once every
+comparator has failed a test, unless all tests must run. Everything that crosses from the child is
+size-checked before it is parsed: the report line (a cap), the output (its size, then the
+comparators' token and line gates), a call-based result (at most ``RESULT_FACTOR`` times the
+expected result's JSON, plus a little).
 """
 
 from __future__ import annotations
@@ -208,17 +209,26 @@ def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) 
         os.close(fds.out_fd)
 
 
+def _failed(job: Job, result: TestResult) -> set[str]:
+    """The comparators under which ``result`` failed (the primary, then each shadow by name)."""
+    failed = {c.name for c in job.comparators[1:] if not result.shadow.get(c.name, False)}
+    return failed | {job.comparators[0].name} if result.verdict != "accepted" else failed
+
+
 def grade_job(slot: Slot, job: Job, limits: Limits) -> list[TestResult]:
-    """Test results of one solution: up to the first failure, or (``stop_early`` off) one per test."""
+    """Test results of one solution: until every comparator has failed a test (no later test can change
+    a failed verdict, so each comparator's verdict is sound), or (``stop_early`` off) one per test."""
     results: list[TestResult] = []
     deadline = time.monotonic() + limits.total_timeout_s
     n = len(job.problem.tests)
+    undecided = {c.name for c in job.comparators}
     while len(results) < n and time.monotonic() < deadline:
         result = run_test(slot, job, limits, len(results), deadline)
         results.append(result)
-        if result.verdict == "compile_error" or (result.verdict != "accepted" and job.stop_early):
+        undecided -= _failed(job, result)
+        if result.verdict == "compile_error" or (job.stop_early and not undecided):
             break
-    if len(results) < n and (not job.stop_early or all(r.verdict == "accepted" for r in results)):
+    if len(results) < n and (not job.stop_early or undecided):
         results += _not_run(results, n if not job.stop_early else len(results) + 1)
     return results
 

@@ -8,6 +8,9 @@ from evaluator_cases import ADD_IO, CALL_IO
 from mcsweep.evaluator import Evaluator, GradeRequest, ProblemFormatError
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+THIRDS_IO = json.dumps(
+    {"inputs": ["3\n", "7\n", "9\n"], "outputs": ["0.333333333333\n", "0.142857142857\n", "0.111111111111\n"]}
+)
 APPEND = "class Solution:\n    def append(self, xs: List[int], y: int) -> List[int]:\n        return xs + [y]\n"
 
 
@@ -94,12 +97,30 @@ def test_failure_verdicts(early, code, verdict):
     assert len(r.tests) == 1  # stops at the first failing test
 
 
-def test_all_tests_run_with_shadow_comparators(evaluator):
+def test_with_shadows_grading_stops_once_every_comparator_has_failed(evaluator):
+    # Both comparators reject the third test: no later test could change either verdict.
     r = grade(evaluator, "a, b = map(int, input().split())\nprint(a + b if a > 0 else 99)")
-    assert r.verdict == "wrong_answer" and [t.verdict for t in r.tests] == [
-        "accepted",
-        "accepted",
-        "wrong_answer",
+    assert r.verdict == "wrong_answer" and r.shadow == {"livecodebench": False}
+    assert [t.verdict for t in r.tests] == ["accepted", "accepted", "wrong_answer"]
+    # Both reject the first test: nothing more runs.
+    r = grade(evaluator, "print(0)")
+    assert [t.verdict for t in r.tests] == ["wrong_answer"] and r.shadow == {"livecodebench": False}
+
+
+def test_a_shadow_that_still_accepts_keeps_the_tests_running(evaluator):
+    # The strict shadow rejects the first test (other float digits), the robust primary accepts it: every
+    # test must run for the primary's verdict, and the shadow's stays failed.
+    r = grade(evaluator, "print(1 / int(input()))", THIRDS_IO)
+    assert (r.passed, r.shadow) == (True, {"livecodebench": False})
+    assert [t.verdict for t in r.tests] == ["accepted"] * 3
+    # The primary rejects the first test, the shadow (robust here) accepts it: grading goes on for the
+    # shadow, which then fails the second test, and stops there.
+    with Evaluator("livecodebench", workers=1, timeout_s=1.0, shadow_comparators=("microcoder",)) as ev:
+        r = grade(ev, "x = int(input())\nprint(1 / x if x == 3 else -1 / x)", THIRDS_IO)
+    assert r.verdict == "wrong_answer" and r.shadow == {"microcoder": False}
+    assert [(t.verdict, t.shadow) for t in r.tests] == [
+        ("wrong_answer", {"microcoder": True}),
+        ("wrong_answer", {"microcoder": False}),
     ]
 
 
@@ -155,8 +176,9 @@ def test_large_input_and_output_pass_through(evaluator):
     assert r.passed, r.tests
 
 
-def test_call_based_module_failure_fails_every_test_once(evaluator):
-    r = grade(evaluator, "raise RuntimeError('at import')\n" + APPEND, CALL_IO)
+def test_call_based_module_failure_fails_every_test_once():
+    with Evaluator(workers=1, timeout_s=1.0, run_all=True) as ev:
+        r = grade(ev, "raise RuntimeError('at import')\n" + APPEND, CALL_IO)
     assert [t.verdict for t in r.tests] == ["runtime_error"] * 3
     assert all("at import" in t.error for t in r.tests)
 
