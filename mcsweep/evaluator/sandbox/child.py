@@ -16,7 +16,6 @@ import json
 import os
 import signal
 import sys
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,11 +94,13 @@ def tag(value: Any, depth: int = 0) -> Any:
 
 
 def _join_threads() -> None:
-    """Wait for non-daemon threads, as the interpreter does at exit (solutions run main() in a thread)."""
-    current = threading.current_thread()
-    for thread in threading.enumerate():
-        if thread is not current and not thread.daemon:
-            thread.join()
+    """Wait for threads as the interpreter does at exit: ``threading._shutdown`` runs the thread exit hooks
+    (a ``ThreadPoolExecutor`` finishes its queued work there) and joins every non-daemon thread (solutions
+    run main() in a thread). ``threading`` is not in the zygote's image (its at-fork handler costs each fork
+    ~100 page faults): a solution that started threads has imported it."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        threading._shutdown()
 
 
 class _Child:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
-import tempfile
 
 DENIED = (
     "unshare",
@@ -93,13 +92,20 @@ def build_filter() -> tuple[bytes, list[str], str]:
         for flag in CLONE_NAMESPACE_FLAGS:
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
         flt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
-        with tempfile.TemporaryFile() as stream:
-            flt.export_bpf(stream)
-            stream.seek(0)
-            program = stream.read()
+        program = _export(flt)
     except (OSError, ValueError, RuntimeError) as err:
         return b"", [], f"no seccomp filter: {err}"
     return program, [*denied, "clone(namespace flags)", "clone3"], ""
+
+
+def _export(flt: object) -> bytes:
+    """The filter's BPF program (libseccomp writes it to a descriptor: a memfd here, so that no temporary
+    file, and no ``tempfile`` with the ``random`` it imports, is needed)."""
+    fd = os.memfd_create("seccomp-bpf")
+    with os.fdopen(fd, "w+b") as stream:
+        flt.export_bpf(stream)  # type: ignore[attr-defined]
+        stream.seek(0)
+        return stream.read()
 
 
 class Program:

@@ -19,7 +19,6 @@ import os
 import select
 import signal
 import socket
-import tempfile
 import time
 import traceback
 
@@ -286,6 +285,19 @@ def preload() -> None:
     load_prelude()
 
 
+def _make_root() -> str:
+    """A fresh private directory for the runs (``tempfile.mkdtemp`` would bring ``random`` and its at-fork
+    reseed into every fork)."""
+    base = os.environ.get("TMPDIR") or "/tmp"
+    while True:
+        path = os.path.join(base, f"mcsweep-eval-{os.urandom(6).hex()}")
+        try:
+            os.mkdir(path, 0o700)
+            return path
+        except FileExistsError:
+            continue
+
+
 def zygote_main(sock_fd: int) -> None:
     """Entry point of a zygote process (a fresh interpreter started by ``Slot``; its configuration comes
     over the socket, so nothing of the grader's is on its command line for a child to read)."""
@@ -298,7 +310,7 @@ def zygote_main(sock_fd: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     iso, cgroup, bpf = _isolate(config)
     preload()
-    tmp_root = tempfile.mkdtemp(prefix="mcsweep-eval-")
+    tmp_root = _make_root()
     os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
     if iso.mount_namespace:
         try:
