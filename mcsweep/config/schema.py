@@ -793,7 +793,8 @@ class TrainConfig:
     cpu_bf16_update: bool = field(
         default=False,
         metadata={
-            "help": "CPU runs: the update's linear layers in bf16 autocast (AMX), attention fp32 (train.precision)."
+            "help": "CPU runs: the update's linear layers in bf16 autocast (AMX), attention fp32 (train.precision); "
+            "slower on CPUs without bf16 units (a run warns)."
         },
     )
 

@@ -88,6 +88,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             if self.accelerator.device.type != "cpu":
                 raise ValueError("train.cpu_bf16_update is for CPU runs (on a GPU, bf16 comes with TRL's bf16=True)")
             precision.use_fp32_attention(self.accelerator.unwrap_model(self.model))
+            precision.warn_if_emulated()
         self.execution_reward = reward
         self.mask_settings = mask
         self.overlong_start_check = overlong_start_check

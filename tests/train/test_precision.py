@@ -92,3 +92,23 @@ def test_only_sdpa_models_switch(tiny_run):
     model.set_attn_implementation("eager")
     with pytest.raises(ValueError, match="sdpa"):
         precision.use_fp32_attention(model)
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [("fpu avx2 fma", False), ("fpu avx512f avx512_bf16", True), ("fpu amx_bf16 amx_tile", True)],
+)
+def test_a_cpu_without_bf16_units_is_named_before_the_run_slows(tmp_path, caplog, flags, native):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nmodel name\t: X\nflags\t\t: {flags}\n\nprocessor\t: 1\nflags\t\t: {flags}\n")
+    assert precision.native_bf16(str(cpuinfo)) is native
+    with caplog.at_level("WARNING", logger="mcsweep.train.precision"):
+        assert precision.warn_if_emulated(str(cpuinfo)) is not native
+    assert ("no bf16 matrix units" in caplog.text) is not native
+
+
+def test_unknown_cpu_flags_are_not_a_warning(tmp_path):
+    assert precision.native_bf16(str(tmp_path / "missing")) is None
+    (tmp_path / "noflags").write_text("processor\t: 0\n")
+    assert precision.native_bf16(str(tmp_path / "noflags")) is None
+    assert not precision.warn_if_emulated(str(tmp_path / "noflags"))
