@@ -17,11 +17,11 @@ Without it the script says so and compares with the ~29 solutions/s LiveCodeBenc
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
-import multiprocessing
 import os
 import random
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -119,32 +119,31 @@ def per_test(ev: Evaluator, requests: list[GradeRequest]) -> tuple[float, int, f
     return secs, sum(r.passed for r in results), cpu_ms
 
 
-def _bare_forks(n: int) -> float:
-    """In a fresh interpreter set up as a zygote is (same preloads, frozen heap): CPU ms per bare fork and
-    exit, child and parent together."""
-    import gc
-    import resource
-
-    from mcsweep.evaluator.sandbox.zygote import preload
-
-    preload()
-    gc.collect()
-    gc.freeze()
-    who = (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF)
-    before = [resource.getrusage(w) for w in who]
-    for _ in range(n):
-        pid = os.fork()
-        if pid == 0:
-            os._exit(0)
-        os.waitpid(pid, 0)
-    after = [resource.getrusage(w) for w in who]
-    return sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before, strict=True)) * 1000 / n
+_BARE_FORKS = """
+import gc, os, resource, sys
+from mcsweep.evaluator.sandbox.zygote import preload
+preload()
+gc.collect()
+gc.freeze()
+n = int(sys.argv[1])
+who = (resource.RUSAGE_CHILDREN, resource.RUSAGE_SELF)
+before = [resource.getrusage(w) for w in who]
+for _ in range(n):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+after = [resource.getrusage(w) for w in who]
+print(sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before)) * 1000 / n)
+"""
 
 
 def fork_floor_ms(n: int = 300) -> float:
-    """What one fresh process per test costs before any test runs (the zygote's fork and the child's exit)."""
-    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(_bare_forks, n).result()
+    """What one fresh process per test costs before any test runs: CPU ms per bare fork and exit (child
+    and parent together) of a fresh interpreter that imports and preloads exactly what a zygote does
+    (no more: a module's at-fork handler, threading's say, is paid by every fork)."""
+    out = subprocess.run([sys.executable, "-c", _BARE_FORKS, str(n)], capture_output=True, text=True, check=True)
+    return float(out.stdout)
 
 
 def main() -> None:
