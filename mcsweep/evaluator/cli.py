@@ -109,7 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--workers", type=int, default=None)
     grade.add_argument("--timeout", type=float, default=6.0, help="seconds per test (wall and CPU)")
     grade.add_argument("--shadow", choices=COMPARATORS, default=None, help="also judge with this comparator")
-    grade.add_argument("--run-all", action="store_true", help="run every test, not stop at the first failure")
+    grade.add_argument(
+        "--run-all", action="store_true", help="run every test (default: stop once every comparator has failed one)"
+    )
     grade.set_defaults(func=cmd_grade)
     acc = sub.add_parser("accuracy", help="confusion matrices of both comparators on the labelled corpus")
     acc.add_argument("--corpus", default=None, help="labelled JSONL (default: the shipped corpus)")
