@@ -30,6 +30,8 @@ def grade(ev: Evaluator, code: str, io: str = ADD_IO, **kw):
         "def main():\n    print(sum(map(int, input().split())))\nif __name__ == '__main__':\n    main()",
         "import threading\ndef main():\n    print(sum(map(int, input().split())))\n"
         "threading.Thread(target=main).start()",
+        "import sys, threading, time\ndef main():\n    time.sleep(0.2)\n    print(sum(map(int, input().split())))\n"
+        "threading.Thread(target=main).start()\nsys.exit()",
         "from concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor(1)\n"
         "pool.submit(lambda: print(sum(map(int, input().split()))))",
         "import sys\nprint(sum(map(int, input().split())))\nsys.exit(0)",

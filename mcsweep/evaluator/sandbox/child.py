@@ -103,6 +103,20 @@ def _join_threads() -> None:
         threading._shutdown()
 
 
+def _outcome(run: Any) -> tuple[str, str, int]:
+    """How ``run()`` ended, as a status, an error text and the exit status the interpreter would give."""
+    try:
+        run()
+    except SystemExit as exc:
+        code = exit_status(exc.code)
+        return ("runtime_error", f"exit status {code}", code) if code else ("ok", "", 0)
+    except MemoryError:
+        return "memory_limit", "MemoryError", 1
+    except BaseException as exc:  # the solution's failure, whatever it raised
+        return "runtime_error", f"{type(exc).__name__}: {exc}", 1
+    return "ok", "", 0
+
+
 class _Child:
     """Runs one test in this (forked, limited, unprivileged) process and reports it."""
 
@@ -128,18 +142,10 @@ class _Child:
     def run_stdin(self, code: Any) -> int:
         out = self.stdio()
         ns = {"__name__": "__main__", "__builtins__": __builtins__}
-        status, err, exit_code = "ok", "", 0
-        try:
-            exec(code, ns)
-            _join_threads()
-        except SystemExit as exc:
-            exit_code = exit_status(exc.code)
-            if exit_code:
-                status, err = "runtime_error", f"exit status {exit_code}"
-        except MemoryError:
-            status, err, exit_code = "memory_limit", "MemoryError", 1
-        except BaseException as exc:  # the solution's failure, whatever it raised
-            status, err, exit_code = "runtime_error", f"{type(exc).__name__}: {exc}", 1
+        status, err, exit_code = _outcome(lambda: exec(code, ns))
+        joined = _outcome(_join_threads)  # however the program ended, as at interpreter exit
+        if status == "ok":
+            status, err, exit_code = joined
         lost = _finalize(ns, out)
         if lost and status == "ok":
             status, err, exit_code = "runtime_error", f"output lost: {lost}", 1
