@@ -16,6 +16,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,7 +104,7 @@ def _join_threads() -> None:
         threading._shutdown()
 
 
-def _outcome(run: Any) -> tuple[str, str, int]:
+def _outcome(run: Callable[[], object]) -> tuple[str, str, int]:
     """How ``run()`` ended, as a status, an error text and the exit status the interpreter would give."""
     try:
         run()
