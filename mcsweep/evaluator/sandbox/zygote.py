@@ -286,11 +286,10 @@ def preload() -> None:
 
 
 def _make_root() -> str:
-    """A fresh private directory for the runs (``tempfile.mkdtemp`` would bring ``random`` and its at-fork
-    reseed into every fork)."""
-    base = os.environ.get("TMPDIR") or "/tmp"
+    """A fresh private directory for the runs under /tmp (the zygote's own tmpfs; its environment has no
+    TMPDIR). ``tempfile.mkdtemp`` would bring ``random`` and its at-fork reseed into every fork."""
     while True:
-        path = os.path.join(base, f"mcsweep-eval-{os.urandom(6).hex()}")
+        path = f"/tmp/mcsweep-eval-{os.urandom(6).hex()}"
         try:
             os.mkdir(path, 0o700)
             return path
