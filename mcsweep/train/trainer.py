@@ -10,9 +10,12 @@
 4. `_generate_single_turn` (`sampler="fast"`): the HF rollout through `mcsweep.train.sampler`, which
    samples from `generate`'s distribution without its per-token overhead.
 5. `_get_per_token_logps_and_entropies` (`shared_prompt=True`): each distinct prompt runs once in
-   the forward pass (`mcsweep.train.shared_prompt`); same log-probs and gradients up to rounding.
-   With `cpu_bf16_update=True` the forward (either path) runs under bf16 autocast with fp32
-   attention (`mcsweep.train.precision`).
+   the forward pass and each completion only up to its last token (`mcsweep.train.shared_prompt`);
+   same log-probs and gradients up to rounding. With `cpu_bf16_update=True` the forward (either
+   path) runs under bf16 autocast with fp32 attention (`mcsweep.train.precision`).
+6. `_compute_loss` (`shared_prompt=True`): names the rows whose loss term is identically zero (zero
+   advantage, no KL, no entropy bonus), whose forward then runs without autograd: the gradient is
+   the same, the backward skips them.
 Anything else is stock TRL.
 """
 
@@ -36,6 +39,8 @@ from mcsweep.train.shared_prompt import shared_prompt_logps, shares_prompts
 log = logging.getLogger(__name__)
 
 SAMPLERS = ("hf_generate", "fast")
+# TRL loss types whose per-token loss is the advantage times a factor: zero advantage, zero loss.
+ADVANTAGE_SCALED_LOSSES = ("grpo", "bnpo", "dr_grpo", "dapo", "luspo", "cispo", "sapo")
 
 
 @dataclass
@@ -94,6 +99,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self.overlong_start_check = overlong_start_check
         self.rollout_log = RolloutLog()
         self.phase_seconds = {"generation": 0.0, "score": 0.0}
+        self._frozen_rows: torch.Tensor | None = None  # set by _compute_loss for its own forward
 
     def set_temperature(self, value: float) -> None:
         """Use `value` for sampling and for every log-probability from the next rollout on."""
@@ -183,14 +189,42 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
         size = kwargs.get("batch_size") or input_ids.size(0)
+        frozen = self._frozen_rows
+        if frozen is not None and len(frozen) != len(input_ids):  # not the loss's own forward
+            frozen = None
         chunks = []
         with self.accelerator.autocast():
             for start in range(0, input_ids.size(0), size):
                 rows = slice(start, start + size)
-                chunks.append(shared_prompt_logps(model, input_ids[rows], attention_mask[rows], logits_to_keep))
+                chunks.append(
+                    shared_prompt_logps(
+                        model,
+                        input_ids[rows],
+                        attention_mask[rows],
+                        logits_to_keep,
+                        frozen=None if frozen is None else frozen[rows],
+                    )
+                )
         logps = torch.cat([c[0] for c in chunks])
         entropies = torch.cat([c[1] for c in chunks]) if kwargs.get("compute_entropy") else None
         return logps, entropies, None
+
+    def _compute_loss(self, model, inputs):
+        """TRL's loss, its forward told which rows have an identically zero loss term."""
+        self._frozen_rows = self._rows_without_gradient(inputs["advantages"])
+        try:
+            return super()._compute_loss(model, inputs)
+        finally:
+            self._frozen_rows = None
+
+    def _rows_without_gradient(self, advantages: torch.Tensor) -> torch.Tensor | None:
+        """Rows with zero advantage where the loss is the advantage times a factor and nothing else
+        (no KL term, no entropy bonus): their gradient is exactly 0. None where some row must
+        keep its graph (every row zero: the loss still needs one to backpropagate)."""
+        if self.beta != 0.0 or self._entropy_bonus_enabled or self.loss_type not in ADVANTAGE_SCALED_LOSSES:
+            return None
+        zero = advantages == 0 if advantages.dim() == 1 else (advantages == 0).all(-1)
+        return None if bool(zero.all()) else zero
 
     def _generate_and_score_completions(self, inputs):
         start = time.perf_counter()
