@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+import torch.nn.functional as F
 from transformers.models.qwen3.modeling_qwen3 import apply_rotary_pos_emb
 
 
@@ -58,17 +59,21 @@ def _blocks(prompt_ids: list[list[int]]) -> int:
 
 
 class _Cache:
-    """Keys and values: the prompts' once per distinct prompt (from the prefill), the completions'
-    per row in preallocated buffers. Rows are `groups` consecutive rows per prompt."""
+    """Keys and values per row in preallocated buffers: the prompt's from its prefill (once per
+    distinct prompt, copied to its rows), then the completion's, one position per step."""
 
     def __init__(self, prefill_cache, pad: torch.Tensor, groups: int, max_new_tokens: int) -> None:
-        self.groups = groups
         zero = pad[:, None, :, None]  # 0 at padded positions: weight 0 there, and 0 * NaN would be NaN
-        self.prompt_keys = [layer.keys.masked_fill(zero, 0.0) for layer in prefill_cache.layers]
-        self.prompt_values = [layer.values.masked_fill(zero, 0.0) for layer in prefill_cache.layers]
-        rows = pad.size(0) * groups
-        self.keys = [k.new_zeros(rows, k.size(1), max_new_tokens, k.size(3)) for k in self.prompt_keys]
-        self.values = [v.new_zeros(rows, v.size(1), max_new_tokens, v.size(3)) for v in self.prompt_values]
+        self.keys, self.values = [], []
+        for layer in prefill_cache.layers:
+            for prompt, buffers in ((layer.keys, self.keys), (layer.values, self.values)):
+                rows = prompt.masked_fill(zero, 0.0).repeat_interleave(groups, 0)
+                buffers.append(torch.cat([rows, rows.new_zeros(*rows.shape[:2], max_new_tokens, rows.size(3))], 2))
+
+    def select(self, rows: torch.Tensor) -> None:
+        """Keep only `rows` (the batch shrinks as rows finish)."""
+        self.keys = [k[rows] for k in self.keys]
+        self.values = [v[rows] for v in self.values]
 
 
 @torch.no_grad()
@@ -81,75 +86,107 @@ def sample(
     stop_ids: list[int],
     pad_id: int,
 ) -> Samples:
-    """Sample one completion per prompt row; a block of equal prompts shares one prefill and its cache."""
+    """Sample one completion per prompt row; a block of equal prompts shares one prefill.
+
+    Finished rows leave the batch once an eighth of it has finished, so the compute follows the
+    rows still running. The draw stays `generate`'s: `torch.multinomial` draws one sample per row
+    from every row of the full batch (a finished row from a point mass), consuming the same random
+    numbers as `generate` does for its full batch, so each running row gets the same draw."""
     check_supported(model)
     groups = _blocks(prompt_ids)
     device = next(model.parameters()).device
     ids, mask = (x.to(device) for x in _left_pad(prompt_ids[::groups], pad_id))
     backbone = model.base_model
     out = backbone(input_ids=ids, attention_mask=mask, use_cache=True)
-    hidden = out.last_hidden_state[:, -1:].repeat_interleave(groups, 0)
+    hidden = out.last_hidden_state[:, -1].repeat_interleave(groups, 0)
     cache = _Cache(out.past_key_values, mask == 0, groups, max_new_tokens)
-    width = ids.size(1)
+    width, rows = ids.size(1), len(prompt_ids)
     prompt_pad = torch.zeros(mask.shape, device=device).masked_fill(mask == 0, float("-inf"))
-    key_mask = torch.cat(
-        [prompt_pad.repeat_interleave(groups, 0), prompt_pad.new_zeros(len(prompt_ids), max_new_tokens)], 1
-    )
+    key_mask = torch.cat([prompt_pad.repeat_interleave(groups, 0), prompt_pad.new_zeros(rows, max_new_tokens)], 1)
     cos, sin = backbone.rotary_emb(hidden, torch.arange(width, width + max_new_tokens, device=device)[None])
     stops = torch.tensor(stop_ids, device=device)
-    unfinished = torch.ones(len(prompt_ids), dtype=torch.bool, device=device)
-    tokens, logps = [], []
+    weights = [_Weights.of(layer) for layer in backbone.layers]
+    tokens = torch.full((rows, max_new_tokens), pad_id, device=device)
+    logps = torch.zeros(rows, max_new_tokens, device=device)
+    finished = torch.zeros(rows, model.config.vocab_size, device=device)
+    finished[:, pad_id] = 1.0
+    batch = torch.arange(rows, device=device)  # the rows in the compute batch
+    running = torch.ones(rows, dtype=torch.bool, device=device)  # per batch row: no stop token yet
     for t in range(max_new_tokens):
-        logits = model.lm_head(hidden[:, -1]).float() / temperature
-        token = torch.multinomial(torch.softmax(logits, dim=-1), num_samples=1).squeeze(1)
-        token = torch.where(unfinished, token, pad_id)
-        tokens.append(token)
-        logps.append(torch.log_softmax(logits, dim=-1).gather(1, token[:, None]).squeeze(1))
-        unfinished &= ~torch.isin(token, stops)
-        if not unfinished.any() or t == max_new_tokens - 1:
+        logits = model.lm_head(hidden).float() / temperature
+        probs = finished.index_copy(0, batch, torch.softmax(logits, dim=-1))
+        token = torch.multinomial(probs, num_samples=1).squeeze(1)[batch]
+        tokens[batch, t] = token
+        logps[batch, t] = torch.log_softmax(logits, dim=-1).gather(1, token[:, None]).squeeze(1)
+        running &= ~torch.isin(token, stops)
+        alive = int(running.sum())
+        if not alive or t == max_new_tokens - 1:
             break
+        if alive <= 0.875 * batch.numel():
+            keep = running.nonzero().squeeze(1)
+            batch, token, running, key_mask = batch[keep], token[keep], running[keep], key_mask[keep]
+            cache.select(keep)
         rope = (cos[:, t : t + 1], sin[:, t : t + 1])
-        hidden = _decode_step(backbone, token, cache, t, rope, key_mask[:, None, None, : width + t + 1])
-    return _cut(torch.stack(tokens, 1), torch.stack(logps, 1), stops)
+        hidden = _decode_step(
+            backbone, weights, token, cache, width + t, rope, key_mask[:, None, None, : width + t + 1]
+        )
+    return _cut(tokens[:, : t + 1], logps[:, : t + 1], stops)
 
 
-def _decode_step(backbone, token: torch.Tensor, cache: _Cache, t: int, rope, key_mask) -> torch.Tensor:
-    """Hidden state after the final norm for the t-th new token of every row."""
+@dataclass
+class _Weights:
+    """A decoder layer's projections for the decode step: q, k and v stacked into one matrix,
+    gate and up into another (two matrix products instead of five, each output row the same dot
+    product as the module's)."""
+
+    qkv: torch.Tensor
+    qkv_bias: torch.Tensor | None
+    splits: list[int]
+    gate_up: torch.Tensor
+
+    @classmethod
+    def of(cls, layer) -> _Weights:
+        a, m = layer.self_attn, layer.mlp
+        projections = (a.q_proj, a.k_proj, a.v_proj)
+        bias = None if a.q_proj.bias is None else torch.cat([p.bias for p in projections])
+        return cls(
+            torch.cat([p.weight for p in projections]),
+            bias,
+            [p.out_features for p in projections],
+            torch.cat([m.gate_proj.weight, m.up_proj.weight]),
+        )
+
+
+def _norm(module, h: torch.Tensor) -> torch.Tensor:
+    """Qwen3RMSNorm in one fused op."""
+    return F.rms_norm(h, module.weight.shape, module.weight, module.variance_epsilon)
+
+
+def _decode_step(backbone, weights, token: torch.Tensor, cache: _Cache, position: int, rope, key_mask):
+    """Hidden state after the final norm for the token at `position` of every row."""
     h = backbone.embed_tokens(token[:, None])
-    for i, layer in enumerate(backbone.layers):
-        h = h + _attend(layer.self_attn, layer.input_layernorm(h), cache, i, t, rope, key_mask)
-        h = h + layer.mlp(layer.post_attention_layernorm(h))
-    return backbone.norm(h)
+    for i, (layer, w) in enumerate(zip(backbone.layers, weights, strict=True)):
+        h = h + _attend(layer.self_attn, w, _norm(layer.input_layernorm, h), cache, i, position, rope, key_mask)
+        gate, up = F.linear(_norm(layer.post_attention_layernorm, h), w.gate_up).chunk(2, dim=-1)
+        h = h + layer.mlp.down_proj(layer.mlp.act_fn(gate) * up)
+    return _norm(backbone.norm, h)[:, 0]
 
 
-def _attend(attn, h, cache: _Cache, i: int, t: int, rope, key_mask) -> torch.Tensor:
-    """Qwen3Attention for one query per row: scores against the shared prompt keys (read once per
-    prompt, not once per row) and the row's own completion keys, one softmax over both."""
-    b, d, n = h.size(0), attn.head_dim, cache.groups
-    q = attn.q_norm(attn.q_proj(h).view(b, 1, -1, d)).transpose(1, 2)
-    k = attn.k_norm(attn.k_proj(h).view(b, 1, -1, d)).transpose(1, 2)
-    v = attn.v_proj(h).view(b, 1, -1, d).transpose(1, 2)
+def _attend(attn, w: _Weights, h, cache: _Cache, i: int, position: int, rope, key_mask) -> torch.Tensor:
+    """Qwen3Attention for one query per row against the row's keys so far."""
+    b, d = h.size(0), attn.head_dim
+    q, k, v = F.linear(h, w.qkv, w.qkv_bias).split(w.splits, dim=-1)
+    q = _norm(attn.q_norm, q.view(b, 1, -1, d)).transpose(1, 2)
+    k = _norm(attn.k_norm, k.view(b, 1, -1, d)).transpose(1, 2)
     q, k = apply_rotary_pos_emb(q, k, *rope)
-    cache.keys[i][:, :, t : t + 1] = k
-    cache.values[i][:, :, t : t + 1] = v
-    pk, pv, keys, values = cache.prompt_keys[i], cache.prompt_values[i], cache.keys[i], cache.values[i]
-    u, kv_heads, width = pk.size(0), pk.size(1), pk.size(2)
+    keys, values = cache.keys[i], cache.values[i]
+    keys[:, :, position : position + 1] = k
+    values[:, :, position : position + 1] = v.view(b, 1, -1, d).transpose(1, 2)
+    kv_heads = keys.size(1)
     q = q.reshape(b, kv_heads, -1, d)  # query heads grouped by their key/value head, as repeat_kv orders them
-    per_prompt = q.view(u, n, kv_heads, -1, d).transpose(1, 2).reshape(u, kv_heads, -1, d)
-    prompt_scores = torch.matmul(per_prompt, pk.transpose(-1, -2)).view(u, kv_heads, n, -1, width)
-    scores = torch.cat(
-        [
-            prompt_scores.transpose(1, 2).reshape(b, kv_heads, -1, width),
-            torch.matmul(q, keys[:, :, : t + 1].transpose(-1, -2)),
-        ],
-        dim=-1,
-    )
+    scores = torch.matmul(q, keys[:, :, : position + 1].transpose(-1, -2))
     weights = torch.softmax(scores * attn.scaling + key_mask, dim=-1, dtype=torch.float32).to(q.dtype)
-    prompt_weights = (
-        weights[..., :width].reshape(u, n, kv_heads, -1, width).transpose(1, 2).reshape(u, kv_heads, -1, width)
-    )
-    out = torch.matmul(prompt_weights, pv).view(u, kv_heads, n, -1, d).transpose(1, 2).reshape(b, kv_heads, -1, d)
-    out = out + torch.matmul(weights[..., width:], values[:, :, : t + 1])
+    out = torch.matmul(weights, values[:, :, : position + 1])
     return attn.o_proj(out.reshape(b, 1, -1))
 
 

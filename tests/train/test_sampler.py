@@ -14,6 +14,7 @@ from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
 from trl.trainer.utils import pad
 
 from mcsweep.micro.world import prompt_messages
+from mcsweep.train import sampler
 from mcsweep.train.data import train_problems
 from mcsweep.train.run import load_policy, policy_spec
 from mcsweep.train.sampler import check_supported, sample
@@ -64,8 +65,11 @@ def _frequent_token(model, rows) -> int:
 
 
 @pytest.mark.parametrize("group", [4, 1])
-def test_same_seed_gives_generates_samples(policy, group):
+def test_same_seed_gives_generates_samples(policy, group, monkeypatch):
     model, tokenizer, prompts = policy
+    shrinks = []
+    select = sampler._Cache.select
+    monkeypatch.setattr(sampler._Cache, "select", lambda self, rows: shrinks.append(len(rows)) or select(self, rows))
     rows = [p for p in prompts for _ in range(group)] if group > 1 else prompts * 3  # blocks, or no blocks
     stops = [tokenizer.eos_token_id, _frequent_token(model, rows)]
     torch.manual_seed(11)
@@ -75,6 +79,7 @@ def test_same_seed_gives_generates_samples(policy, group):
     assert got.completion_ids == expected
     lengths = {len(c) for c in got.completion_ids}
     assert len(lengths) > 1 and max(lengths) == 40  # some rows stopped early, some ran to the limit
+    assert shrinks == sorted(shrinks, reverse=True) and (shrinks or group == 1)  # finished rows left the batch
     for ids in got.completion_ids:
         assert all(t not in stops for t in ids[:-1]) and (ids[-1] in stops or len(ids) == 40)
 
