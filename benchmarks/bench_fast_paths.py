@@ -81,6 +81,7 @@ def main() -> None:
             rows = [trainer.train_dataset[i] for i in range(cfg.batch.train_batch) for _ in range(cfg.batch.group_size)]
             prompt_ids = trainer._tokenize_prompts([r["prompt"] for r in rows])[0]
             scored = trainer._generate_and_score_completions(rows)
+            zero_advantage = f"{int((scored['advantages'] == 0).sum())} of {len(rows)}"
             texts = tokenizer.batch_decode(scored["completion_ids"], skip_special_tokens=True)
             times = {(phase, path): [] for phase in ("generation", "update", "reward") for path in PATHS}
             for r in range(args.rounds + 1):  # round 0 warms up
@@ -111,6 +112,10 @@ def main() -> None:
     for phase, values in rows.items():
         ratios = "".join(f"{values[0] / v:>14.2f}" for v in values[1:])
         print(f"{phase:<12}" + "".join(f"{v:>15.3f}" for v in values) + ratios)
+    print(
+        f"update: {zero_advantage} rows have zero advantage in the scored rollout (the new paths run "
+        "their forward without autograd; TRL's frac_reward_zero_std says how often this happens in a run)"
+    )
     print(
         "reward: wall seconds of one rollout's scoring by both comparators (sandboxed processes); old: every "
         "test runs, new: until every comparator has failed"

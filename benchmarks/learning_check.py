@@ -1,6 +1,6 @@
 """Does the fast step learn what the stock step learns? The default run, old path against new, by seed.
 
-Usage: python benchmarks/learning_check.py [hydra overrides ...] [--seeds 0 1 2] [--paths old new+bf16]
+Usage: python benchmarks/learning_check.py [hydra overrides ...] [--seeds 0 1 2] [--paths old [new+bf16]]
                                            [--runs DIR] [--jobs 2] [--report-only]
 Runs the default micro config (140 steps) at a fixed temperature 1.2 once per path and seed, `--jobs`
 runs at a time with one torch thread each, in `DIR/learning_<path>/` (a rerun skips finished runs
@@ -90,12 +90,14 @@ def report(runs: Path, paths: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--paths", nargs=2, default=["old", "new+bf16"], choices=list(PATHS))
+    parser.add_argument("--paths", nargs="+", default=["old", "new+bf16"], choices=list(PATHS), help="one or two")
     parser.add_argument("--runs", type=Path, default=Path("runs"))
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time (one torch thread each)")
     parser.add_argument("--report-only", action="store_true", help="only print the table of finished runs")
     parser.add_argument("overrides", nargs="*", help="Hydra overrides for every run")
     args = parser.parse_args()
+    if len(args.paths) > 2:
+        parser.error(f"--paths takes one or two paths (got {len(args.paths)})")
     args.runs.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         # Slow path first in each seed, so the two queues stay about even.
