@@ -2,12 +2,14 @@
 
 HF `generate` spends most of a micro model's rollout in per-token overhead: a growing key/value
 cache concatenated at every token (more than half the time at the micro default) and a general
-forward pass. Here each distinct prompt is prefilled once by the model's own forward, the key/value
-cache is preallocated, and each new token runs the model's own modules (norms, projections, rotary
-embedding, MLP, head) with a direct single-query attention.
+forward pass, and every row runs until the batch's last one ends. Here each distinct prompt is
+prefilled once by the model's own forward, the key/value cache is preallocated, finished rows leave
+the compute batch, and each new token runs the model's weights (its q/k/v and gate/up projections
+stacked, its RMS norms as one fused op, its rotary embedding, MLP activation and head) with a
+direct single-query attention.
 
 The sampling rule is `generate`'s with top-k and top-p off: softmax(logits / temperature) drawn
-with `torch.multinomial` once per step for every row, a finished row padded, and the loop ended
+with `torch.multinomial` once per step for every row of the full batch, and the loop ended
 when every row has emitted a stop token or `max_new_tokens` were drawn. With the same seed it
 draws the same random numbers in the same order as `generate`, so its samples equal `generate`'s
 except where rounding moves a draw across a token boundary (tests/train/test_sampler.py).
