@@ -92,7 +92,7 @@ def sample(
 
     Finished rows leave the batch once an eighth of it has finished, so the compute follows the
     rows still running. The draw stays `generate`'s: `torch.multinomial` draws one sample per row
-    from every row of the full batch (a finished row from a point mass), consuming the same random
+    from every row of the full batch (a row out of the batch from a point mass), consuming the same random
     numbers as `generate` does for its full batch, so each running row gets the same draw."""
     check_supported(model)
     groups = _blocks(prompt_ids)
@@ -110,13 +110,13 @@ def sample(
     weights = [_Weights.of(layer) for layer in backbone.layers]
     tokens = torch.full((rows, max_new_tokens), pad_id, device=device)
     logps = torch.zeros(rows, max_new_tokens, device=device)
-    finished = torch.zeros(rows, model.config.vocab_size, device=device)
-    finished[:, pad_id] = 1.0
+    off_batch = torch.zeros(rows, model.config.vocab_size, device=device)  # a point mass for rows out of the batch
+    off_batch[:, pad_id] = 1.0
     batch = torch.arange(rows, device=device)  # the rows in the compute batch
     running = torch.ones(rows, dtype=torch.bool, device=device)  # per batch row: no stop token yet
     for t in range(max_new_tokens):
         logits = model.lm_head(hidden).float() / temperature
-        probs = finished.index_copy(0, batch, torch.softmax(logits, dim=-1))
+        probs = off_batch.index_copy(0, batch, torch.softmax(logits, dim=-1))
         token = torch.multinomial(probs, num_samples=1).squeeze(1)[batch]
         tokens[batch, t] = token
         logps[batch, t] = torch.log_softmax(logits, dim=-1).gather(1, token[:, None]).squeeze(1)
