@@ -113,8 +113,8 @@ def main() -> None:
         ratios = "".join(f"{values[0] / v:>14.2f}" for v in values[1:])
         print(f"{phase:<12}" + "".join(f"{v:>15.3f}" for v in values) + ratios)
     print(
-        f"update: {zero_advantage} rows have zero advantage in the scored rollout (the new paths run "
-        "their forward without autograd; TRL's frac_reward_zero_std says how often this happens in a run)"
+        f"update: {zero_advantage} rows have zero advantage in the scored rollout (on the new paths they skip "
+        "the forward: TRL's frac_reward_zero_std says how often this happens in a run)"
     )
     print(
         "reward: wall seconds of one rollout's scoring by both comparators (sandboxed processes); old: every "

@@ -27,10 +27,12 @@ from transformers.models.qwen3.modeling_qwen3 import apply_rotary_pos_emb
 @dataclass
 class Samples:
     """Completions cut after their first stop token (`generate` + TRL's cut), with the log-prob
-    of each sampled token under softmax(logits / temperature)."""
+    of each sampled token and the entropy of the distribution it was drawn from, both under
+    softmax(logits / temperature) (what the update's forward recomputes for its loss and metrics)."""
 
     completion_ids: list[list[int]]
     logprobs: list[list[float]]
+    entropies: list[list[float]]
 
 
 def check_supported(model) -> None:
@@ -110,16 +112,18 @@ def sample(
     weights = [_Weights.of(layer) for layer in backbone.layers]
     tokens = torch.full((rows, max_new_tokens), pad_id, device=device)
     logps = torch.zeros(rows, max_new_tokens, device=device)
+    entropies = torch.zeros(rows, max_new_tokens, device=device)
     off_batch = torch.zeros(rows, model.config.vocab_size, device=device)  # a point mass for rows out of the batch
     off_batch[:, pad_id] = 1.0
     batch = torch.arange(rows, device=device)  # the rows in the compute batch
     running = torch.ones(rows, dtype=torch.bool, device=device)  # per batch row: no stop token yet
     for t in range(max_new_tokens):
         logits = model.lm_head(hidden).float() / temperature
-        probs = off_batch.index_copy(0, batch, torch.softmax(logits, dim=-1))
-        token = torch.multinomial(probs, num_samples=1).squeeze(1)[batch]
+        p, logp = torch.softmax(logits, dim=-1), torch.log_softmax(logits, dim=-1)
+        token = torch.multinomial(off_batch.index_copy(0, batch, p), num_samples=1).squeeze(1)[batch]
         tokens[batch, t] = token
-        logps[batch, t] = torch.log_softmax(logits, dim=-1).gather(1, token[:, None]).squeeze(1)
+        logps[batch, t] = logp.gather(1, token[:, None]).squeeze(1)
+        entropies[batch, t] = -(p * logp).sum(-1)
         running &= ~torch.isin(token, stops)
         alive = int(running.sum())
         if not alive or t == max_new_tokens - 1:
@@ -132,7 +136,7 @@ def sample(
         hidden = _decode_step(
             backbone, weights, token, cache, width + t, rope, key_mask[:, None, None, : width + t + 1]
         )
-    return _cut(tokens[:, : t + 1], logps[:, : t + 1], stops)
+    return _cut(tokens[:, : t + 1], logps[:, : t + 1], entropies[:, : t + 1], stops=stops)
 
 
 @dataclass
@@ -192,11 +196,8 @@ def _attend(attn, w: _Weights, h, cache: _Cache, i: int, position: int, rope, ke
     return attn.o_proj(out.reshape(b, 1, -1))
 
 
-def _cut(tokens: torch.Tensor, logps: torch.Tensor, stops: torch.Tensor) -> Samples:
+def _cut(tokens: torch.Tensor, *per_token: torch.Tensor, stops: torch.Tensor) -> Samples:
     """Each row up to and including its first stop token (TRL's cut of `generate`'s output)."""
     is_stop = torch.isin(tokens, stops)
     lengths = torch.where(is_stop.any(1), is_stop.int().argmax(1) + 1, tokens.size(1)).tolist()
-    return Samples(
-        [row[:n] for row, n in zip(tokens.tolist(), lengths, strict=True)],
-        [row[:n] for row, n in zip(logps.tolist(), lengths, strict=True)],
-    )
+    return Samples(*([row[:n] for row, n in zip(x.tolist(), lengths, strict=True)] for x in (tokens, *per_token)))

@@ -49,7 +49,7 @@ def shared_prompt_logps(
     input_ids: torch.Tensor,
     attention_mask: torch.Tensor,
     logits_to_keep: int,
-    rows_per_forward: int = 16,
+    rows_per_forward: int = 8,  # 4-8 measured fastest at the micro default, 16 about 9% slower
     frozen: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Per-token log-probs and entropies of the last `logits_to_keep` tokens, as TRL's

@@ -14,8 +14,10 @@
    same log-probs and gradients up to rounding. With `cpu_bf16_update=True` the forward (either
    path) runs under bf16 autocast with fp32 attention (`mcsweep.train.precision`).
 6. `_compute_loss` (`shared_prompt=True`): names the rows whose loss term is identically zero (zero
-   advantage, no KL, no entropy bonus), whose forward then runs without autograd: the gradient is
-   the same, the backward skips them.
+   advantage, no KL, no entropy bonus): the gradient is the same without them. When the fast
+   sampler drew the rollout on-policy (no old log-probs, so every ratio is 1), these rows skip the
+   forward and their entropies (metrics only) are the sampler's; otherwise their forward runs
+   without autograd.
 Anything else is stock TRL.
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import torch
 from trl import GRPOTrainer
@@ -64,6 +67,14 @@ class RolloutLog:
     decision: truncation_mask.MaskDecision | None = None
 
 
+class FrozenRows(NamedTuple):
+    """Rows whose loss term is identically zero, and their entropies where the sampler gave them
+    (then the forward skips these rows)."""
+
+    rows: torch.Tensor
+    entropies: torch.Tensor | None
+
+
 class MicroCoderGRPOTrainer(GRPOTrainer):
     """GRPOTrainer plus truncation masking, live temperature changes and phase timing.
 
@@ -99,7 +110,8 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self.overlong_start_check = overlong_start_check
         self.rollout_log = RolloutLog()
         self.phase_seconds = {"generation": 0.0, "score": 0.0}
-        self._frozen_rows: torch.Tensor | None = None  # set by _compute_loss for its own forward
+        self._frozen: FrozenRows | None = None  # set by _compute_loss for its own forward
+        self._sampled_entropies: list[list[float]] | None = None  # the fast sampler's, for the next rollout
 
     def set_temperature(self, value: float) -> None:
         """Use `value` for sampling and for every log-probability from the next rollout on."""
@@ -166,6 +178,7 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             stop_ids=list(self.eos_token_ids),
             pad_id=self._tokenizer.pad_token_id,
         )
+        self._sampled_entropies = samples.entropies
         return samples.completion_ids, None  # as TRL's generate path: no sampling log-probs
 
     def _get_per_token_logps_and_entropies(self, model, input_ids, attention_mask, logits_to_keep, *args, **kwargs):
@@ -189,9 +202,25 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
                 model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
             )
         size = kwargs.get("batch_size") or input_ids.size(0)
-        frozen = self._frozen_rows
-        if frozen is not None and len(frozen) != len(input_ids):  # not the loss's own forward
-            frozen = None
+        frozen = self._frozen if self._frozen is not None and len(self._frozen.rows) == len(input_ids) else None
+        if frozen is None or frozen.entropies is None:  # not the loss's own forward, or no entropies to reuse
+            rows = None if frozen is None else frozen.rows
+            logps, entropies = self._shared_forward(model, input_ids, attention_mask, logits_to_keep, size, rows)
+        else:
+            logps, entropies = self._forward_skipping(model, input_ids, attention_mask, logits_to_keep, size, frozen)
+        return logps, entropies if kwargs.get("compute_entropy") else None, None
+
+    def _forward_skipping(self, model, input_ids, attention_mask, logits_to_keep, size: int, frozen: FrozenRows):
+        """The forward of the rows with a gradient only; the others get log-probs 0 (a ratio of 1 on
+        policy, as their own would give) and the sampler's entropies."""
+        live = (~frozen.rows).nonzero().squeeze(1)
+        ids, mask = input_ids[live], attention_mask[live]
+        logps, entropies = self._shared_forward(model, ids, mask, logits_to_keep, size, None)
+        logps = logps.new_zeros(len(input_ids), logps.size(1)).index_copy(0, live, logps)
+        return logps, frozen.entropies.to(entropies).index_copy(0, live, entropies)
+
+    def _shared_forward(self, model, input_ids, attention_mask, logits_to_keep, size: int, frozen):
+        """`shared_prompt_logps` over chunks of `size` rows (TRL's `batch_size`)."""
         chunks = []
         with self.accelerator.autocast():
             for start in range(0, input_ids.size(0), size):
@@ -205,17 +234,32 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
                         frozen=None if frozen is None else frozen[rows],
                     )
                 )
-        logps = torch.cat([c[0] for c in chunks])
-        entropies = torch.cat([c[1] for c in chunks]) if kwargs.get("compute_entropy") else None
-        return logps, entropies, None
+        entropies = None if chunks[0][1] is None else torch.cat([c[1] for c in chunks])  # None: the ref model's
+        return torch.cat([c[0] for c in chunks]), entropies
 
     def _compute_loss(self, model, inputs):
         """TRL's loss, its forward told which rows have an identically zero loss term."""
-        self._frozen_rows = self._rows_without_gradient(inputs["advantages"])
+        rows = self._rows_without_gradient(inputs["advantages"])
+        self._frozen = None if rows is None else FrozenRows(rows, self._reusable_entropies(inputs))
         try:
             return super()._compute_loss(model, inputs)
         finally:
-            self._frozen_rows = None
+            self._frozen = None
+
+    def _reusable_entropies(self, inputs: dict) -> torch.Tensor | None:
+        """The sampler's entropies where a zero-advantage row's log-probs cannot reach the loss or its
+        metrics: on-policy (the ratio is 1 whatever they are), no entropy-ranked token mask and no
+        off-policy mask, and the rollout drawn at the temperature the forward uses."""
+        entropies = inputs.get("sampler_entropies")
+        if (
+            entropies is None
+            or "old_per_token_logps" in inputs
+            or self.top_entropy_quantile < 1.0
+            or self.off_policy_mask_threshold is not None
+            or float(inputs["sampler_temperature"]) != self.temperature
+        ):
+            return None
+        return entropies
 
     def _rows_without_gradient(self, advantages: torch.Tensor) -> torch.Tensor | None:
         """Rows with zero advantage where the loss is the advantage times a factor and nothing else
@@ -228,7 +272,9 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
 
     def _generate_and_score_completions(self, inputs):
         start = time.perf_counter()
+        self._sampled_entropies = None
         output = super()._generate_and_score_completions(inputs)
+        self._attach_sampled_entropies(output)
         if self.model.training:
             self.rollout_log.step = self.state.global_step
             output["advantages"] = self._mask_advantages(output["advantages"])
@@ -237,6 +283,19 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             self._check_overlong_shaping()
         self.phase_seconds["score"] += time.perf_counter() - start
         return output
+
+    def _attach_sampled_entropies(self, output: dict) -> None:
+        """The fast sampler's per-token entropies as a tensor shaped like the completions, so that they
+        follow the rollout's rows through TRL's shuffle and split."""
+        sampled, self._sampled_entropies = self._sampled_entropies, None
+        ids = output["completion_ids"]
+        if sampled is None or len(sampled) != ids.size(0) or max(map(len, sampled)) != ids.size(1):
+            return
+        entropies = torch.zeros(ids.shape, dtype=torch.float32, device=ids.device)
+        for row, values in enumerate(sampled):
+            entropies[row, : len(values)] = torch.tensor(values)
+        output["sampler_entropies"] = entropies
+        output["sampler_temperature"] = torch.tensor(float(self.temperature))
 
     def _mask_advantages(self, advantages: torch.Tensor) -> torch.Tensor:
         s, record = self.mask_settings, self.execution_reward.last

@@ -84,16 +84,19 @@ def test_same_seed_gives_generates_samples(policy, group, monkeypatch):
         assert all(t not in stops for t in ids[:-1]) and (ids[-1] in stops or len(ids) == 40)
 
 
-def test_reported_logprobs_are_the_models(policy):
+def test_reported_logprobs_and_entropies_are_the_models(policy):
     model, tokenizer, prompts = policy
     rows = [p for p in prompts for _ in range(2)]
     torch.manual_seed(3)
     got = sample(model, rows, temperature=T, max_new_tokens=32, stop_ids=[tokenizer.eos_token_id], pad_id=0)
-    for row, ids, logps in zip(rows, got.completion_ids, got.logprobs, strict=True):
+    for row, ids, logps, entropies in zip(rows, got.completion_ids, got.logprobs, got.entropies, strict=True):
         with torch.no_grad():
             logits = model(torch.tensor([row + ids])).logits[0, len(row) - 1 : -1].float() / T
-        own = torch.log_softmax(logits, -1).gather(1, torch.tensor(ids)[:, None]).squeeze(1)
-        torch.testing.assert_close(torch.tensor(logps), own, atol=1e-4, rtol=0)
+        own = torch.log_softmax(logits, -1)
+        torch.testing.assert_close(
+            torch.tensor(logps), own.gather(1, torch.tensor(ids)[:, None]).squeeze(1), atol=1e-4, rtol=0
+        )
+        torch.testing.assert_close(torch.tensor(entropies), -(own.exp() * own).sum(-1), atol=1e-4, rtol=0)
 
 
 def test_first_tokens_follow_softmax_over_temperature(policy):

@@ -148,3 +148,38 @@ def test_no_row_is_frozen_where_zero_advantage_still_has_a_gradient(tiny_run, tm
     assert trainer._rows_without_gradient(advantages) is None
     trainer.beta, trainer._entropy_bonus_enabled = 0.0, True
     assert trainer._rows_without_gradient(advantages) is None
+
+
+def test_zero_advantage_rows_skip_the_forward_and_log_the_samplers_entropies(tiny_run, tmp_path):
+    """On policy, with the fast sampler's rollout, the zero-advantage group never enters the update's
+    forward: the loss, the gradient and the logged entropy are still stock TRL's."""
+    trainer, _ = _trainer(tiny_run, tmp_path, "none", 0.0)
+    trainer.sampler, trainer.shared_prompt = "fast", True
+    torch.manual_seed(0)
+    out = _rollout(trainer)
+    assert trainer._reusable_entropies(out) is not None and bool(out["advantages"][G:].eq(0).all())
+    rows = []
+    hook = trainer.model.get_input_embeddings().register_forward_hook(lambda m, i, o: rows.append(i[0].size(0)))
+    loss, grad = _loss_gradient(trainer, out)
+    hook.remove()
+    assert sum(rows) == 1 + G  # the prefix of group 1's prompt, then group 1's G completions: group 2 skipped
+    entropy = trainer._metrics["train"]["entropy"][-1]
+    trainer.shared_prompt = False
+    ref_loss, ref_grad = _loss_gradient(trainer, out)
+    torch.testing.assert_close(loss, ref_loss, atol=1e-6, rtol=1e-5)
+    assert ref_grad.abs().sum() > 0
+    torch.testing.assert_close(grad, ref_grad, atol=1e-6, rtol=1e-4)
+    assert entropy == pytest.approx(trainer._metrics["train"]["entropy"][-1], rel=1e-5)
+
+
+def test_the_samplers_entropies_are_not_reused_where_log_probs_of_zero_rows_count(tiny_run, tmp_path):
+    trainer, _ = _trainer(tiny_run, tmp_path, "none", 0.0)
+    trainer.sampler = "fast"
+    out = _rollout(trainer)
+    assert trainer._reusable_entropies(out) is not None
+    assert trainer._reusable_entropies({**out, "old_per_token_logps": torch.zeros(1)}) is None  # ratios not 1
+    assert trainer._reusable_entropies({**out, "sampler_temperature": torch.tensor(0.5)}) is None
+    trainer.top_entropy_quantile = 0.2  # the token mask ranks every row's entropies
+    assert trainer._reusable_entropies(out) is None
+    trainer.sampler = "hf_generate"
+    assert "sampler_entropies" not in _rollout(trainer)
