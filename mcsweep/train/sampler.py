@@ -3,10 +3,11 @@
 HF `generate` spends most of a micro model's rollout in per-token overhead: a growing key/value
 cache concatenated at every token (more than half the time at the micro default) and a general
 forward pass, and every row runs until the batch's last one ends. Here each distinct prompt is
-prefilled once by the model's own forward, the key/value cache is preallocated, finished rows leave
+prefilled once by the model's own forward and its keys stay shared (a group's rows score them in
+one matrix product), each row's completion keys go to a preallocated buffer, finished rows leave
 the compute batch, and each new token runs the model's weights (its q/k/v and gate/up projections
-stacked, its RMS norms as one fused op, its rotary embedding, MLP activation and head) with a
-direct single-query attention.
+stacked, its RMS norms as one fused op and the q and k norms as one, its rotary embedding, MLP
+activation and head) with a direct single-query attention.
 
 The sampling rule is `generate`'s with top-k and top-p off: softmax(logits / temperature) drawn
 with `torch.multinomial` once per step for every row of the full batch, and the loop ended
@@ -21,7 +22,6 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
-from transformers.models.qwen3.modeling_qwen3 import apply_rotary_pos_emb
 
 
 @dataclass
@@ -63,21 +63,45 @@ def _blocks(prompt_ids: list[list[int]]) -> int:
 
 
 class _Cache:
-    """Keys and values per row in preallocated buffers: the prompt's from its prefill (once per
-    distinct prompt, copied to its rows), then the completion's, one position per step."""
+    """Keys and values: each distinct prompt's once, from its prefill (keys transposed for the score
+    product), and each row's completion, one position per step, in preallocated buffers. A group's
+    rows read their prompt's keys as one matrix product instead of one copy each."""
 
     def __init__(self, prefill_cache, pad: torch.Tensor, groups: int, max_new_tokens: int) -> None:
         zero = pad[:, None, :, None]  # 0 at padded positions: weight 0 there, and 0 * NaN would be NaN
-        self.keys, self.values = [], []
-        for layer in prefill_cache.layers:
-            for prompt, buffers in ((layer.keys, self.keys), (layer.values, self.values)):
-                rows = prompt.masked_fill(zero, 0.0).repeat_interleave(groups, 0)
-                buffers.append(torch.cat([rows, rows.new_zeros(*rows.shape[:2], max_new_tokens, rows.size(3))], 2))
+        layers = prefill_cache.layers
+        self.groups, self.rows = groups, pad.size(0) * groups
+        self.prompt_keys = [x.keys.masked_fill(zero, 0.0).transpose(-1, -2).contiguous() for x in layers]
+        self.prompt_values = [x.values.masked_fill(zero, 0.0) for x in layers]
+        shape = (self.rows, layers[0].keys.size(1), max_new_tokens, layers[0].keys.size(3))
+        self.keys = [layers[0].keys.new_zeros(shape) for _ in layers]
+        self.values = [layers[0].keys.new_zeros(shape) for _ in layers]
 
     def select(self, rows: torch.Tensor) -> None:
-        """Keep only `rows` (the batch shrinks as rows finish)."""
+        """Keep only `rows` of the completions' buffers (the batch shrinks as rows finish)."""
         self.keys = [k[rows] for k in self.keys]
         self.values = [v[rows] for v in self.values]
+
+    def prompt_scores(self, i: int, q: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
+        """q (batch rows, kv heads, queries per kv head, d) against each row's prompt keys."""
+        return self._by_row(torch.matmul(self._by_prompt(q, batch), self.prompt_keys[i]), batch)
+
+    def prompt_mix(self, i: int, weights: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
+        """Attention weights on the prompt positions times each row's prompt values."""
+        return self._by_row(torch.matmul(self._by_prompt(weights, batch), self.prompt_values[i]), batch)
+
+    def _by_prompt(self, x: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
+        """(batch rows, kv, n, m) to (prompts, kv, group * n, m): a group's rows as one block of queries
+        (rows out of the batch as zeros)."""
+        if batch.numel() < self.rows:
+            x = x.new_zeros(self.rows, *x.shape[1:]).index_copy(0, batch, x)
+        _, kv, n, m = x.shape
+        return x.view(-1, self.groups, kv, n, m).transpose(1, 2).reshape(-1, kv, self.groups * n, m)
+
+    def _by_row(self, x: torch.Tensor, batch: torch.Tensor) -> torch.Tensor:
+        prompts, kv, gn, m = x.shape
+        x = x.view(prompts, kv, self.groups, gn // self.groups, m).transpose(1, 2).reshape(self.rows, kv, -1, m)
+        return x if batch.numel() == self.rows else x[batch]
 
 
 @torch.no_grad()
@@ -108,6 +132,8 @@ def sample(
     prompt_pad = torch.zeros(mask.shape, device=device).masked_fill(mask == 0, float("-inf"))
     key_mask = torch.cat([prompt_pad.repeat_interleave(groups, 0), prompt_pad.new_zeros(rows, max_new_tokens)], 1)
     cos, sin = backbone.rotary_emb(hidden, torch.arange(width, width + max_new_tokens, device=device)[None])
+    half = cos.size(-1) // 2
+    sin = torch.cat([-sin[..., :half], sin[..., half:]], -1)  # rotate_half's signs, for a roll of the halves
     stops = torch.tensor(stop_ids, device=device)
     weights = [_Weights.of(layer) for layer in backbone.layers]
     tokens = torch.full((rows, max_new_tokens), pad_id, device=device)
@@ -132,22 +158,21 @@ def sample(
             keep = running.nonzero().squeeze(1)
             batch, token, running, key_mask = batch[keep], token[keep], running[keep], key_mask[keep]
             cache.select(keep)
-        rope = (cos[:, t : t + 1], sin[:, t : t + 1])
-        hidden = _decode_step(
-            backbone, weights, token, cache, width + t, rope, key_mask[:, None, None, : width + t + 1]
-        )
+        rope = (cos[0, t], sin[0, t])
+        hidden = _decode_step(backbone, weights, token, cache, t, rope, batch, key_mask[:, None, None, : width + t + 1])
     return _cut(tokens[:, : t + 1], logps[:, : t + 1], entropies[:, : t + 1], stops=stops)
 
 
 @dataclass
 class _Weights:
-    """A decoder layer's projections for the decode step: q, k and v stacked into one matrix,
-    gate and up into another (two matrix products instead of five, each output row the same dot
-    product as the module's)."""
+    """A decoder layer's projections for the decode step: q, k and v stacked into one matrix, gate and
+    up into another (two matrix products instead of five, each output row the same dot product as
+    the module's), and the q and k norms' weights stacked per head (one norm for both)."""
 
     qkv: torch.Tensor
     qkv_bias: torch.Tensor | None
-    splits: list[int]
+    splits: list[int]  # q and k together, v
+    qk_norm: torch.Tensor  # (q heads + kv heads, head_dim)
     gate_up: torch.Tensor
 
     @classmethod
@@ -155,10 +180,12 @@ class _Weights:
         a, m = layer.self_attn, layer.mlp
         projections = (a.q_proj, a.k_proj, a.v_proj)
         bias = None if a.q_proj.bias is None else torch.cat([p.bias for p in projections])
+        heads = a.q_proj.out_features // a.head_dim, a.k_proj.out_features // a.head_dim
         return cls(
             torch.cat([p.weight for p in projections]),
             bias,
-            [p.out_features for p in projections],
+            [a.q_proj.out_features + a.k_proj.out_features, a.v_proj.out_features],
+            torch.cat([a.q_norm.weight.expand(heads[0], -1), a.k_norm.weight.expand(heads[1], -1)]),
             torch.cat([m.gate_proj.weight, m.up_proj.weight]),
         )
 
@@ -168,32 +195,33 @@ def _norm(module, h: torch.Tensor) -> torch.Tensor:
     return F.rms_norm(h, module.weight.shape, module.weight, module.variance_epsilon)
 
 
-def _decode_step(backbone, weights, token: torch.Tensor, cache: _Cache, position: int, rope, key_mask):
-    """Hidden state after the final norm for the token at `position` of every row."""
-    h = backbone.embed_tokens(token[:, None])
+def _decode_step(backbone, weights, token: torch.Tensor, cache: _Cache, t: int, rope, batch, key_mask):
+    """Hidden state after the final norm for completion token `t` of every row in the batch."""
+    h = backbone.embed_tokens(token)
     for i, (layer, w) in enumerate(zip(backbone.layers, weights, strict=True)):
-        h = h + _attend(layer.self_attn, w, _norm(layer.input_layernorm, h), cache, i, position, rope, key_mask)
+        h = h + _attend(layer.self_attn, w, _norm(layer.input_layernorm, h), cache, i, t, rope, batch, key_mask)
         gate, up = F.linear(_norm(layer.post_attention_layernorm, h), w.gate_up).chunk(2, dim=-1)
         h = h + layer.mlp.down_proj(layer.mlp.act_fn(gate) * up)
-    return _norm(backbone.norm, h)[:, 0]
+    return _norm(backbone.norm, h)
 
 
-def _attend(attn, w: _Weights, h, cache: _Cache, i: int, position: int, rope, key_mask) -> torch.Tensor:
-    """Qwen3Attention for one query per row against the row's keys so far."""
+def _attend(attn, w: _Weights, h, cache: _Cache, i: int, t: int, rope, batch, key_mask) -> torch.Tensor:
+    """Qwen3Attention for one query per row against its prompt's keys and its own completion's so far."""
     b, d = h.size(0), attn.head_dim
-    q, k, v = F.linear(h, w.qkv, w.qkv_bias).split(w.splits, dim=-1)
-    q = _norm(attn.q_norm, q.view(b, 1, -1, d)).transpose(1, 2)
-    k = _norm(attn.k_norm, k.view(b, 1, -1, d)).transpose(1, 2)
-    q, k = apply_rotary_pos_emb(q, k, *rope)
+    qk, v = F.linear(h, w.qkv, w.qkv_bias).split(w.splits, dim=-1)
+    qk = F.rms_norm(qk.view(b, -1, d), (d,), None, attn.q_norm.variance_epsilon) * w.qk_norm
+    cos, sin = rope
+    qk = qk * cos + qk.roll(d // 2, -1) * sin  # HF's rotary embedding: x * cos + rotate_half(x) * sin
+    kv_heads = cache.keys[i].size(1)
+    q, k = qk[:, :-kv_heads].view(b, kv_heads, -1, d), qk[:, -kv_heads:]  # q heads grouped as repeat_kv orders them
     keys, values = cache.keys[i], cache.values[i]
-    keys[:, :, position : position + 1] = k
-    values[:, :, position : position + 1] = v.view(b, 1, -1, d).transpose(1, 2)
-    kv_heads = keys.size(1)
-    q = q.reshape(b, kv_heads, -1, d)  # query heads grouped by their key/value head, as repeat_kv orders them
-    scores = torch.matmul(q, keys[:, :, : position + 1].transpose(-1, -2))
+    keys[:, :, t] = k
+    values[:, :, t] = v.view(b, kv_heads, d)
+    scores = torch.cat([cache.prompt_scores(i, q, batch), torch.matmul(q, keys[:, :, : t + 1].transpose(-1, -2))], -1)
     weights = torch.softmax(scores * attn.scaling + key_mask, dim=-1, dtype=torch.float32).to(q.dtype)
-    out = torch.matmul(weights, values[:, :, : position + 1])
-    return attn.o_proj(out.reshape(b, 1, -1))
+    width = cache.prompt_values[i].size(2)
+    out = cache.prompt_mix(i, weights[..., :width], batch) + torch.matmul(weights[..., width:], values[:, :, : t + 1])
+    return attn.o_proj(out.reshape(b, -1))
 
 
 def _cut(tokens: torch.Tensor, *per_token: torch.Tensor, stops: torch.Tensor) -> Samples:
