@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from trl import GRPOTrainer
-from trl.trainer.utils import add_fused_lm_head
+from trl.trainer.utils import add_fused_lm_head, shuffle_sequence_dict, split_tensor_dict
 
 from mcsweep.train.run import load_policy
 from mcsweep.train.shared_prompt import completion_lengths, distinct_rows, shared_prompt_logps, shares_prompts
@@ -183,3 +183,21 @@ def test_the_samplers_entropies_are_not_reused_where_log_probs_of_zero_rows_coun
     assert trainer._reusable_entropies(out) is None
     trainer.sampler = "hf_generate"
     assert "sampler_entropies" not in _rollout(trainer)
+
+
+def test_the_samplers_entropies_follow_their_rows_through_trls_shuffle_and_split(tiny_run, tmp_path):
+    """TRL shuffles a rollout and splits it into its updates' batches: each batch's entropies are
+    still the model's for that batch's own completions."""
+    trainer, _ = _trainer(tiny_run, tmp_path, "none", 0.0)
+    trainer.sampler = "fast"
+    torch.manual_seed(1)
+    for part in split_tensor_dict(shuffle_sequence_dict(_rollout(trainer)), 2):
+        assert float(part["sampler_temperature"]) == trainer.temperature
+        ids = torch.cat([part["prompt_ids"], part["completion_ids"]], 1)
+        mask = torch.cat([part["prompt_mask"], part["completion_mask"]], 1)
+        keep = part["completion_ids"].size(1)
+        with torch.no_grad():
+            _, ref, _ = GRPOTrainer._get_per_token_logps_and_entropies(
+                trainer, trainer.model, ids, mask, keep, compute_entropy=True
+            )
+        _assert_same_where_kept(part["sampler_entropies"], ref, part["completion_mask"])
