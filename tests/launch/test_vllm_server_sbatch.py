@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -36,9 +37,17 @@ FITS = [
 
 
 def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A free port below the kernel's ephemeral range: a port the kernel hands out (bind to 0) can be
+    handed out again, to srun's own listening sockets, before the stand-in binds it."""
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    for port in random.sample(range(20000, low), 100):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in 20000-{low}")
 
 
 def submit(tmp_path: Path, healthy_after: str, health_timeout_s: int, port: int) -> tuple[int, str, list[dict]]:
@@ -85,6 +94,15 @@ def test_trainer_starts_once_a_late_server_is_healthy(slurm: Path, tmp_path: Pat
 @pytest.mark.timeout(300)
 def test_a_server_that_never_answers_fails_the_job(slurm: Path, tmp_path: Path) -> None:
     rc, out, calls = submit(tmp_path, healthy_after="never", health_timeout_s=4, port=_free_port())
+    assert rc != 0
+    assert "vLLM server not healthy after 4 s" in out and "the trainer was not started" in out
+    assert [c["prog"] for c in calls] == ["trl"]
+
+
+@pytest.mark.timeout(300)
+def test_a_server_that_accepts_but_never_answers_fails_the_job_in_time(slurm: Path, tmp_path: Path) -> None:
+    """Each health probe gives up after HEALTH_POLL_S: a hung listener cannot stall the wait."""
+    rc, out, calls = submit(tmp_path, healthy_after="hang", health_timeout_s=4, port=_free_port())
     assert rc != 0
     assert "vLLM server not healthy after 4 s" in out and "the trainer was not started" in out
     assert [c["prog"] for c in calls] == ["trl"]
