@@ -92,17 +92,9 @@ def test_trainer_starts_once_a_late_server_is_healthy(slurm: Path, tmp_path: Pat
 
 
 @pytest.mark.timeout(300)
-def test_a_server_that_never_answers_fails_the_job(slurm: Path, tmp_path: Path) -> None:
-    rc, out, calls = submit(tmp_path, healthy_after="never", health_timeout_s=4, port=_free_port())
-    assert rc != 0
-    assert "vLLM server not healthy after 4 s" in out and "the trainer was not started" in out
-    assert [c["prog"] for c in calls] == ["trl"]
-
-
-@pytest.mark.timeout(300)
-def test_a_server_that_accepts_but_never_answers_fails_the_job_in_time(slurm: Path, tmp_path: Path) -> None:
-    """Each health probe gives up after HEALTH_POLL_S: a hung listener cannot stall the wait."""
-    rc, out, calls = submit(tmp_path, healthy_after="hang", health_timeout_s=4, port=_free_port())
+@pytest.mark.parametrize("server", ["never", "hang"])  # hang: each probe gives up after HEALTH_POLL_S
+def test_a_server_that_never_answers_fails_the_job_in_time(slurm: Path, tmp_path: Path, server: str) -> None:
+    rc, out, calls = submit(tmp_path, healthy_after=server, health_timeout_s=4, port=_free_port())
     assert rc != 0
     assert "vLLM server not healthy after 4 s" in out and "the trainer was not started" in out
     assert [c["prog"] for c in calls] == ["trl"]
