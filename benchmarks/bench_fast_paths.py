@@ -10,7 +10,8 @@ machine slows neither path more than the other (torch runs on `launcher.torch_th
 The whole-step ratio adds the reward's wall seconds for one rollout (it runs in sandboxed child
 processes, outside this process's CPU time): the same completions graded by both comparators, as
 training grades them, under the old rule (every test runs once a shadow comparator is asked for,
-`run_all`) and under the new one (grading stops once every comparator has failed a test).
+`run_all`, and every completion runs on its own) and under the new one (grading stops once every
+comparator has failed a test, and identical code for one problem runs once: `evaluator.dedupe`).
 `benchmarks/bench_grpo_step.py` times whole training steps in wall seconds.
 """
 

@@ -4,9 +4,10 @@ Usage: python benchmarks/bench_grpo_step.py [--steps N] [--paths old new] [hydra
 Runs a real (short) training run per path in a temporary run store and prints one row per optimizer
 step, the mean per rollout (a rollout generates `train_batch` x G completions and is followed by
 `train_batch / mini_batch` updates) leaving out the first rollout, which pays one-off warm-up costs,
-and the ratio old / new per phase. `old` is `rollout.sampler=hf_generate train.shared_prompt=false`
-(TRL's `generate` and TRL's forward); `new` is the config as given (the fast sampler and the
-shared-prompt forward by default). The paths alternate, so a busy machine slows both alike.
+and the ratio old / new per phase. `old` is `rollout.sampler=hf_generate train.shared_prompt=false
+evaluator.dedupe=false` (TRL's `generate`, TRL's forward, every completion graded on its own); `new`
+is the config as given (the fast sampler, the shared-prompt forward and the judge's dedupe by
+default). The paths alternate, so a busy machine slows both alike.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from mcsweep.train.run import train
 
 CONF = str(Path(__file__).resolve().parents[1] / "conf")
 PHASES = ["time/generation_s", "time/reward_s", "time/logprob_s", "time/update_s", "time/step_s"]
-PATHS = {"old": ["rollout.sampler=hf_generate", "train.shared_prompt=false"], "new": []}
+PATHS = {"old": ["rollout.sampler=hf_generate", "train.shared_prompt=false", "evaluator.dedupe=false"], "new": []}
 
 
 def measure(steps: int, overrides: list[str]) -> pd.Series:

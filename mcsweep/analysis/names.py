@@ -91,6 +91,7 @@ KNOWN_METRICS: frozenset[str] = frozenset(
         "mask/repetitive_literal",
         "mask/repetitive_any_period",
         "overlong/penalised_frac",
+        "reward/duplicate_share",
         "eval/pass@1",
         "eval/pass@1_ext",
         "eval/pass@1_common",

@@ -219,6 +219,13 @@ class EvaluatorConfig:
         default=1024, metadata={"help": "Address-space limit of a solution's process, in MB (at least 64)."}
     )
     workers: int = field(default=2, metadata={"help": "Sandbox processes grading in parallel."})
+    dedupe: bool = field(
+        default=True,
+        metadata={
+            "help": "Run identical code for the same problem once per batch; its copies share the verdict "
+            "(a solution whose output depends on chance or timing then gets one draw for all its copies)."
+        },
+    )
 
     def __post_init__(self) -> None:
         coerce_enums(self, "evaluator.")

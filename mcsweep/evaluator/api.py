@@ -8,8 +8,8 @@ import os
 import queue
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .comparators import Comparator, make_comparator
@@ -97,7 +97,10 @@ class Evaluator:
 
     ``shadow_comparators`` are judged on the same outputs so disagreement can be logged. Grading stops
     once every comparator has failed a test (so each one's verdict is sound: a failed verdict cannot
-    change); ``run_all`` runs every test.
+    change); ``run_all`` runs every test. With ``dedupe``, identical code for the same problem runs once
+    per batch and its copies share that run's verdict (a deterministic judge's answer at a fraction of
+    the sandbox work; a solution whose output depends on chance or timing gets one draw for all its
+    copies); ``duplicates`` counts the copies so answered.
     """
 
     def __init__(
@@ -112,11 +115,13 @@ class Evaluator:
         rtol: float = 1e-6,
         atol: float = 1e-6,
         hidden_paths: Sequence[str] = DEFAULT_HIDDEN,
+        dedupe: bool = False,
     ) -> None:
         self.comparators: tuple[Comparator, ...] = tuple(
             make_comparator(name, rtol, atol) for name in (comparator, *shadow_comparators)
         )
-        self.run_all = run_all
+        self.run_all, self.dedupe = run_all, dedupe
+        self.duplicates = 0  # requests answered by an identical request's run (dedupe)
         total = total_timeout_s if total_timeout_s is not None else max(60.0, 10 * timeout_s)
         self.limits = Limits(timeout_s=timeout_s, total_timeout_s=total, memory_mb=memory_mb)
         self.workers = workers or os.cpu_count() or 1
@@ -193,9 +198,27 @@ class Evaluator:
         requests = list(requests)
         cache: dict[Any, tuple[Problem, tuple[Any, ...]]] = {}
         jobs = [self._job(r, cache) for r in requests]
-        futures = [self._executor.submit(self._run, job) if job else None for job in jobs]
+        futures = self._submit(jobs)
         for request, job, future in zip(requests, jobs, futures, strict=True):
-            yield self._result(request, job, future.result() if future else [])
+            tests = [replace(t, shadow=dict(t.shadow)) for t in future.result()] if future else []
+            yield self._result(request, job, tests)
+
+    def _submit(self, jobs: list[Job | None]) -> list[Future[list[TestResult]] | None]:
+        """One sandbox run per job, or with ``dedupe`` per distinct (problem, code) pair of the batch."""
+        runs: dict[tuple[int, str], Future[list[TestResult]]] = {}
+        futures: list[Future[list[TestResult]] | None] = []
+        for job in jobs:
+            if job is None:
+                futures.append(None)
+                continue
+            key = (id(job.problem), job.code) if self.dedupe else (len(futures), "")
+            if key in runs:
+                with self._lock:
+                    self.duplicates += 1
+            else:
+                runs[key] = self._executor.submit(self._run, job)
+            futures.append(runs[key])
+        return futures
 
     def grade_many(self, requests: Iterable[GradeRequest]) -> list[GradeResult]:
         """Grade a batch in parallel; results in request order."""

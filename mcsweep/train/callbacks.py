@@ -102,7 +102,7 @@ class PhaseTimer(BoundCallback):
                 "memory/max_allocated_gb": peak_memory_gb(),
             }
         )
-        self.push(t.execution_reward.shadow_metrics())
+        self.push(t.execution_reward.judge_metrics())
 
 
 class EvalCallback(BoundCallback):

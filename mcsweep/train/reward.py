@@ -23,6 +23,7 @@ class RewardRecord:
     rewards: list[float]
     shadow: dict[str, list[bool]] = field(default_factory=dict)
     seconds: float = 0.0
+    duplicates: int = 0  # completions whose code repeated another's (graded once: evaluator.dedupe)
 
 
 def completion_text(completion) -> str:
@@ -47,20 +48,23 @@ class ExecutionReward:
             GradeRequest(id=i, completion=completion_text(c), input_output=io)
             for i, c, io in zip(ids, completions, input_output, strict=True)
         ]
+        duplicates = self.evaluator.duplicates
         results = self.evaluator.grade_many(requests)
+        duplicates = self.evaluator.duplicates - duplicates
         rewards = [1.0 if r.passed else 0.0 for r in results]
         names = sorted({k for r in results for k in (r.shadow or {})})
         shadow = {n: [bool((r.shadow or {}).get(n, False)) for r in results] for n in names}
         seconds = time.perf_counter() - start
         self.total_seconds += seconds
-        self.last = RewardRecord(ids, [r.verdict for r in results], rewards, shadow, seconds)
+        self.last = RewardRecord(ids, [r.verdict for r in results], rewards, shadow, seconds, duplicates)
         return rewards
 
-    def shadow_metrics(self) -> dict[str, float]:
-        """Shadow pass rate and how often it disagrees with the primary verdict, for the last rollout."""
-        out: dict[str, float] = {}
+    def judge_metrics(self) -> dict[str, float]:
+        """For the last rollout: each shadow's pass rate and how often it disagrees with the primary
+        verdict, and the share of completions graded by an identical one's run."""
         if self.last is None:
-            return out
+            return {}
+        out = {"reward/duplicate_share": self.last.duplicates / max(1, len(self.last.rewards))}
         for name, passed in self.last.shadow.items():
             n = len(passed)
             out[f"reward/shadow_{name}"] = sum(passed) / n

@@ -224,6 +224,7 @@ def make_evaluator(cfg: RunConfig, shadow: bool) -> Evaluator:
         timeout_s=e.timeout_s,
         memory_mb=e.memory_mb,
         shadow_comparators=tuple(dict.fromkeys([*e.shadow, *others])) if shadow else (),
+        dedupe=e.dedupe,
     )
 
 

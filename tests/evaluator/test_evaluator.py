@@ -194,3 +194,24 @@ def test_run_all_reports_every_test_even_after_a_compile_error():
     assert [t.verdict for t in bad.tests] == ["compile_error"] * 3
     assert [t.index for t in slow.tests] == [0, 1, 2] and slow.verdict == "time_limit"
     assert slow.tests[-1].verdict == "time_limit"
+
+
+COIN = "import random\nprint(sum(map(int, input().split())) if random.random() < 0.5 else 0)\n"
+
+
+def test_dedupe_runs_identical_code_once_per_problem_and_batch():
+    """A coin-flip solution: copies graded separately disagree (all 16 alike has odds 2**-15); with
+    dedupe they share one run, and the same code on another problem still runs on its own."""
+    one_test = json.dumps({"inputs": ["2 2\n"], "outputs": ["4\n"]})
+    requests = [GradeRequest(f"c{i}", code=COIN, input_output=one_test) for i in range(16)]
+    requests += [
+        GradeRequest("add", code=ADD, input_output=ADD_IO),
+        GradeRequest("one", code=ADD, input_output=one_test),
+    ]
+    for dedupe in (False, True):
+        with Evaluator(comparator="livecodebench", workers=2, timeout_s=1.0, dedupe=dedupe) as ev:
+            results = ev.grade_many(requests)
+            coins = {r.passed for r in results[:16]}
+            assert (len(coins) == 1) is dedupe
+            assert results[16].passed and results[17].passed and [r.id for r in results] == [q.id for q in requests]
+            assert ev.duplicates == (15 if dedupe else 0)

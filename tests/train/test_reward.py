@@ -34,7 +34,11 @@ def test_reward_grades_the_last_fenced_block(evaluator):
     assert got == [1.0, 0.0, 0.0, 0.0]
     assert reward.last.verdicts[0] == "accepted" and reward.last.verdicts[2:] == ["no_code", "no_code"]
     assert reward.last.shadow == {"livecodebench": [True, False, False, False]}
-    assert reward.shadow_metrics() == {"reward/shadow_livecodebench": 0.25, "reward/disagreement_livecodebench": 0.0}
+    assert reward.judge_metrics() == {
+        "reward/duplicate_share": 0.0,
+        "reward/shadow_livecodebench": 0.25,
+        "reward/disagreement_livecodebench": 0.0,
+    }
 
 
 def test_crashing_solution_scores_zero_as_runtime_error(evaluator):
