@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/learning_check.py [hydra overrides ...] [--seeds 0 1 2] [--paths old [new+bf16]]
                                            [--runs DIR] [--jobs 2] [--report-only]
-Runs the default micro config (140 steps) at a fixed temperature 1.2 once per path and seed, `--jobs`
+Runs the default micro config (140 steps) sampled at a fixed temperature 1.2 once per path and seed, `--jobs`
 runs at a time with one torch thread each, in `DIR/learning_<path>/` (a rerun skips finished runs
 and resumes interrupted ones). Then prints each run's test pass@1 at its training length at step 0
 and at the last step, the gain, each path's mean gain +- SD over seeds, and the difference of the
@@ -23,16 +23,27 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 PATHS = {
-    "old": ["rollout.sampler=hf_generate", "train.shared_prompt=false", "train.cpu_bf16_update=false"],
-    "new": ["rollout.sampler=fast", "train.shared_prompt=true", "train.cpu_bf16_update=false"],
-    "new+bf16": ["rollout.sampler=fast", "train.shared_prompt=true", "train.cpu_bf16_update=true"],
+    "old": [
+        "rollout.sampler=hf_generate",
+        "train.shared_prompt=false",
+        "train.cpu_bf16_update=false",
+        "evaluator.dedupe=false",
+    ],
+    "new": ["rollout.sampler=fast", "train.shared_prompt=true", "train.cpu_bf16_update=false", "evaluator.dedupe=true"],
+    "new+bf16": [
+        "rollout.sampler=fast",
+        "train.shared_prompt=true",
+        "train.cpu_bf16_update=true",
+        "evaluator.dedupe=true",
+    ],
 }
-# The default run at a fixed T=1.2 (the baseline): under the default staged schedule the micro
-# policy's reward is 0 at every step after the switch to T=1.8 (no gradient), so only its first 20
-# steps could tell the paths apart. Tested on the whole test set (200 problems) x 4 samples, at the
-# start and at the end of the run.
+# The default run sampled at a fixed T=1.2 (the baseline, measured before `temperature.unit`:
+# unit 1.0 keeps it so): under the default staged schedule at unit 1.0 the micro policy's reward is 0
+# at every step after the switch to T=1.8 (no gradient), so only its first 20 steps could tell the
+# paths apart. Tested on the whole test set (200 problems) x 4 samples, at the start and the end.
 EVAL = [
     "temperature=fixed_1.2",
+    "temperature.unit=1.0",
     "data.n_test=200",
     "train.eval_samples=4",
     "train.eval_every=140",

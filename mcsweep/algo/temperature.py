@@ -42,12 +42,14 @@ class Schedule:
 
 
 def schedule_from_config(cfg: TemperatureConfig, chosen: float | None = None) -> Schedule:
-    """The run's schedule; `chosen` is the diversity probe's pick for kind=diversity."""
+    """The run's schedule of sampling temperatures (the config's, times its `unit`); `chosen` is the
+    diversity probe's pick for kind=diversity, in the config's scale."""
     if cfg.kind == "diversity":
         if chosen is None:
             raise ValueError("temperature kind 'diversity' needs the probe's choice")
-        return Schedule("fixed", chosen)
-    return Schedule(cfg.kind, cfg.value, tuple((float(s), float(t)) for s, t in cfg.stages))
+        return Schedule("fixed", cfg.sampling(chosen))
+    stages = tuple((float(s), cfg.sampling(float(t))) for s, t in cfg.stages)
+    return Schedule(cfg.kind, cfg.sampling(cfg.value), stages)
 
 
 def probe_table(

@@ -248,7 +248,10 @@ class TemperatureConfig:
             "diversity: probe `candidates` before training and pick the one reaching the target diversity."
         },
     )
-    value: float = field(default=1.2, metadata={"help": "Sampling temperature at step 0 (and throughout for fixed)."})
+    value: float = field(
+        default=1.2,
+        metadata={"help": "Temperature at step 0 (and throughout for fixed), in the study's scale (`unit`)."},
+    )
     stages: list[Any] = field(
         default_factory=list,
         metadata={
@@ -278,10 +281,19 @@ class TemperatureConfig:
     probe_prompts: int = field(
         default=16, metadata={"help": "Training prompts the diversity probe samples G completions for."}
     )
+    unit: float = field(
+        default=1.0,
+        metadata={
+            "help": "Sampling temperature per unit of this axis' temperatures (value, stages, candidates): 1.0 "
+            "for real models; the micro policy collapses at a lower temperature than a Qwen3, so scale=micro "
+            "sets its measured ratio (docs/micro_world.md, 'Temperature unit')."
+        },
+    )
 
     def __post_init__(self) -> None:
         coerce_enums(self, "temperature.")
         check(self.value > 0, "temperature.value", f"must be > 0 (got {self.value})")
+        check(self.unit > 0, "temperature.unit", f"must be > 0 (got {self.unit})")
         for i, stage in enumerate(self.stages):
             ok = len(stage) == 2 and all(isinstance(x, int | float) for x in stage)
             check(
@@ -324,6 +336,10 @@ class TemperatureConfig:
                 "temperature.target_diversity",
                 f"must be in (0, 1] (got {self.target_diversity})",
             )
+
+    def sampling(self, temperature: float) -> float:
+        """The temperature sampled for one of this axis' temperatures (the study's scale)."""
+        return temperature * self.unit
 
 
 @dataclass

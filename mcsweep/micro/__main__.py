@@ -30,7 +30,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     st.add_argument("--samples", type=int, default=4, help="samples per test problem (the study's 4)")
     st.add_argument("--n-temperature", type=int, default=40, help="test problems per temperature")
-    st.add_argument("--temperatures", type=float, nargs="+", default=[0.3, 0.6, 1.0, 1.2, 1.8, 2.4])
+    st.add_argument(
+        "--temperatures",
+        type=float,
+        nargs="+",
+        default=[0.3, 0.6, 0.9, 1.2, 1.35, 1.5, 1.8, 2.4],
+        help="sampling temperatures probed (as sampled: not scaled by temperature.unit)",
+    )
     st.add_argument("--n-set", type=int, default=100, help="problems per training set (easy, hard)")
     st.add_argument("--n-sft", type=int, default=1000, help="warm-start problems for the data statistics")
     st.add_argument("--data-only", action="store_true", help="only the data's statistics (no policy needed)")

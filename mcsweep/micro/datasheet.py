@@ -43,10 +43,18 @@ which is what the conditional mask acts on.
 
 **Temperature.** Several phrasings and code forms per op give the warm-started policy real choices,
 so diversity moves with the sampling temperature. Its working range is narrower than Qwen3's: at
-step 0 it still answers at T <= 1.2 but not at 1.8 (pass@1 0% in both worlds: divided by 1.8, its
-logits leave the 600-token tail most of the mass), so a run at 1.8, and the default run after its
-switch from 0.6 to 1.8, gets reward 0 on every completion and no gradient. The study's 1.8 is
-stable (T6); mapping its temperatures onto the micro policy's logit scale is open (issue 19).
+step 0 it still answers at t <= 1.2 but not at 1.8 (pass@1 0% in both worlds: divided by 1.8, its
+logits leave the 600-token tail most of the mass), where the study's 1.8 is stable (T6).
+
+**Temperature unit.** So the axis' temperatures stay the study's and `scale=micro` samples them
+times `temperature.unit` = 0.75: the ratio of the temperatures at which each policy collapses at
+step 0 (this policy's pass@1 falls under 5% of its best at t = 1.5 in world 2, measured on 100
+test problems x G=8 at length 240: 65.4% at 0.6, 30.0% at 1.2, 15.5% at 1.3, 8.9% at 1.4, 2.6% at
+1.5, 0.1% at 1.6; the study's base collapses at about 2.0, T1). The study's 0.6 / 1.2 / 1.8 are
+sampled at 0.45 / 0.9 / 1.35, each at the same fraction of the way to collapse. One anchor point
+fixes one ratio: whether the micro policy's low-diversity and unstable regimes then sit where the
+study's do is what the temperature sweep measures, not an assumption. The stats command prints
+the collapse and the unit it implies (the table below; `temperature_unit` in its JSON).
 
 **Data.** `easy` (DeepCoder's role) and `hard` (MicroCoder-Dataset's role) are drawn from the same
 RL bucket with different difficulty mixes; the test set is held out by op pairs and, for single-op
@@ -144,6 +152,14 @@ def _temperature(r: dict) -> list[str]:
             f"| {row['temperature']} | {row['diversity']:.3f} | {_pct(row['pass@1'])} "
             f"| {_pct(row['truncated'])} | {row['mean_length']:.0f} |"
         )
+    u = r.get("temperature_unit")
+    if u and u["collapse"] is not None:
+        lines += [
+            "",
+            f"Collapse (pass@1 under {_pct(u['share'])} of the best probed): t = {u['collapse']}; the study's base "
+            f"collapses at about {u['study_collapse']} (T1), so this policy's temperature unit is {u['unit']} "
+            f"(`temperature.unit`, set to {r.get('temperature_config_unit', 1.0)} by this config).",
+        ]
     return lines
 
 

@@ -157,6 +157,21 @@ def temperature_row(model, tokenizer, problems, group: int, temperature: float, 
     }
 
 
+STUDY_COLLAPSE = 2.0  # T1: the study's base policy stops evaluating stably at about t = 2.0 (fig 7_2)
+COLLAPSE_SHARE = 0.05  # "collapsed": pass@1 under this share of the best probed temperature's
+
+
+def temperature_unit(rows: Sequence[dict]) -> dict:
+    """Where the step-0 policy collapses (the lowest probed temperature whose pass@1 falls under
+    `COLLAPSE_SHARE` of the best probed one's) and the unit that maps the study's temperatures onto
+    this policy's (collapse / `STUDY_COLLAPSE`): the measurement behind `temperature.unit`."""
+    best = max(r["pass@1"] for r in rows)
+    collapsed = [r["temperature"] for r in rows if r["pass@1"] < COLLAPSE_SHARE * best]
+    collapse = min(collapsed) if collapsed else None
+    unit = None if collapse is None else round(collapse / STUDY_COLLAPSE, 3)
+    return {"collapse": collapse, "study_collapse": STUDY_COLLAPSE, "share": COLLAPSE_SHARE, "unit": unit}
+
+
 def data_stats(spec: WorldSpec, tokenizer, n_sft: int, lengths: Sequence[int], ev: Evaluator) -> dict:
     """The warm-start data itself: every completion correct, the strict-rejected share, lengths."""
     rng = random.Random("stats")
@@ -237,7 +252,8 @@ def measure_all(args) -> dict:
         "overrides": list(args.overrides),
         "lengths": lengths,
         "train_length": cfg.context.max_completion_length,
-        "train_temperature": cfg.temperature.value,
+        "train_temperature": cfg.temperature.sampling(cfg.temperature.value),
+        "temperature_config_unit": cfg.temperature.unit,
         "eval_temperature": cfg.train.eval_temperature,
         "group_size": cfg.batch.group_size,
         "sets": set_stats(spec.world, ("sft", "easy", "hard", "test")),
@@ -274,11 +290,13 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
         temperature_row(model, tokenizer, test[: args.n_temperature], group, t, train_len, ev)
         for t in args.temperatures
     ]
+    out["temperature_unit"] = temperature_unit(out["temperature"])
     out["train_sets"] = {}
     for name in ("easy", "hard"):
         log.info("training set %s: %d problems x %d samples", name, args.n_set, args.samples)
         problems = problem_set(name, world, args.n_set)
-        set_samples = policy_samples(model, tokenizer, problems, args.samples, cfg.temperature.value, train_len)
+        temperature = cfg.temperature.sampling(cfg.temperature.value)
+        set_samples = policy_samples(model, tokenizer, problems, args.samples, temperature, train_len)
         set_rows = grade(set_samples, [train_len], tokenizer, stops, ev)
         out["train_sets"][name] = {
             "n_problems": len(problems),

@@ -127,9 +127,8 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     probe = problems[: t.probe_prompts]
 
     def sample(temp: float):
-        settings = EvalSettings(
-            cfg.batch.group_size, temp, (cfg.context.max_completion_length,), seed=cfg.seed, sampler=cfg.rollout.sampler
-        )
+        length, sampled = (cfg.context.max_completion_length,), t.sampling(temp)
+        settings = EvalSettings(cfg.batch.group_size, sampled, length, seed=cfg.seed, sampler=cfg.rollout.sampler)
         return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
 
     target, pilots = t.target_diversity, []
@@ -139,7 +138,14 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     chosen = choose(table, target)
     store.write_json(
         "temperature_probe.json",
-        {"table": table, "measure": t.measure, "target": target, "target_from": pilots, "chosen": chosen},
+        {
+            "table": table,
+            "unit": t.unit,
+            "measure": t.measure,
+            "target": target,
+            "target_from": pilots,
+            "chosen": chosen,
+        },
     )
     log.info("diversity probe %s -> temperature %.2f", table, chosen)
     return chosen
@@ -178,7 +184,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     trainer = MicroCoderGRPOTrainer(
         model=model,
         reward_funcs=reward_funcs(cfg, reward),
-        args=args or grpo_args(cfg, store, cfg.temperature.value, LaunchEnv.from_environ()),
+        args=args or grpo_args(cfg, store, cfg.temperature.sampling(cfg.temperature.value), LaunchEnv.from_environ()),
         train_dataset=prompt_dataset(train),
         processing_class=tokenizer,
         reward=reward,
@@ -292,7 +298,7 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     with run_session(cfg, raw, run_id, store, lambda: make_evaluator(cfg, shadow=True), main_process) as session:
         # The trainer config before the model: under `accelerate launch` with ZeRO-3 it registers the
         # DeepSpeed config that from_pretrained reads to build the model sharded (zero3_init_flag).
-        args = grpo_args(cfg, store, cfg.temperature.value, env)
+        args = grpo_args(cfg, store, cfg.temperature.sampling(cfg.temperature.value), env)
         model, tokenizer = load_policy(cfg)
         trainer = build_trainer(cfg, store, model, tokenizer, session.evaluator, policy_spec(cfg).world, args)
         trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)

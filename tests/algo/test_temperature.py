@@ -16,6 +16,17 @@ def test_staged_switches_discretely_at_the_configured_step():
     assert [s.at(x) for x in (0, 19, 20, 100)] == [0.6, 0.6, 1.8, 1.8]
 
 
+def test_the_unit_scales_every_temperature_of_the_axis():
+    staged = TemperatureConfig(kind="staged", value=0.6, stages=[[20, 1.8]], unit=0.75)
+    assert [schedule_from_config(staged).at(x) for x in (0, 20)] == pytest.approx([0.45, 1.35])
+    ramp = schedule_from_config(TemperatureConfig(kind="ramp", value=0.6, stages=[[0, 0.6], [40, 1.8]], unit=0.5))
+    assert ramp.at(20) == pytest.approx(0.6)
+    chosen = TemperatureConfig(kind="diversity", candidates=[0.6, 1.2], unit=0.75)
+    assert schedule_from_config(chosen, chosen=1.2).at(0) == pytest.approx(0.9)
+    with pytest.raises(ValueError, match=r"temperature\.unit"):
+        TemperatureConfig(unit=0)
+
+
 def test_ramp_interpolates_between_knots():
     s = Schedule("ramp", 0.6, ((0, 0.6), (40, 1.8)))
     assert s.at(0) == pytest.approx(0.6) and s.at(20) == pytest.approx(1.2) and s.at(80) == pytest.approx(1.8)

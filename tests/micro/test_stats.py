@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from mcsweep.micro.stats import Graded, diversity, eval_noise, pass_at_1, strict_rejection, truncation
+from mcsweep.micro.stats import (
+    Graded,
+    diversity,
+    eval_noise,
+    pass_at_1,
+    strict_rejection,
+    temperature_unit,
+    truncation,
+)
 from mcsweep.train.evaluation import Sample
 
 
@@ -58,3 +66,10 @@ def test_diversity_of_identical_samples_is_one_over_the_group():
     assert diversity(same) == pytest.approx(2 / 16)
     distinct = [Sample(problem, i, [10 * i + j for j in range(5)]) for i in range(8)]
     assert diversity(distinct) == 1.0
+
+
+def test_temperature_unit_maps_the_study_collapse_onto_the_policy_collapse():
+    # labelled pass@1 per temperature (world 2's step-0 shape): 5% of the best 0.654 is 0.0327
+    rows = [{"temperature": t, "pass@1": p} for t, p in ((0.6, 0.654), (1.2, 0.30), (1.4, 0.089), (1.5, 0.026))]
+    assert temperature_unit(rows) == {"collapse": 1.5, "study_collapse": 2.0, "share": 0.05, "unit": 0.75}
+    assert temperature_unit(rows[:3])["unit"] is None

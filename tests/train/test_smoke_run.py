@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 
 from mcsweep.train.run import train
 from mcsweep.train.run_store import RunStore
@@ -49,8 +50,11 @@ def test_two_step_run_writes_a_complete_run_folder(tiny_run):
         "clip_ratio/high_mean",
         "eval/pass@1",
         "eval/pass@1_ext",
+        "reward/duplicate_share",
     ):
         assert col in metrics.columns, col
+    sampled = metrics["temperature"].dropna()
+    assert cfg.temperature.unit != 1.0 and sampled.tolist() == pytest.approx([0.45] * len(sampled))
     evals = store.read("evals")
     # the training length, the sweep's common length (context.common_eval_length) and eval_lengths
     assert sorted(evals["max_length"].unique()) == [160, 224, 256] and evals["step"].tolist() == [0] * 3 + [2] * 3

@@ -147,6 +147,7 @@ def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run
             "temperature=staged_0.6_1.8",
             "temperature.value=0.7",
             "temperature.stages=[[1,2.0]]",
+            "temperature.unit=1.0",  # sampled as configured (the smoke run checks the unit's scaling)
             "train.steps=2",
             "train.eval_at_start=false",
             "train.eval_every=100",
