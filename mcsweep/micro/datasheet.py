@@ -48,9 +48,10 @@ logits leave the 600-token tail most of the mass), where the study's 1.8 is stab
 
 **Temperature unit.** So the axis' temperatures stay the study's and `scale=micro` samples them
 times `temperature.unit` = 0.75: the ratio of the temperatures at which each policy collapses at
-step 0 (this policy's pass@1 falls under 5% of its best at t = 1.5 in world 2, measured on 100
-test problems x G=8 at length 240: 65.4% at 0.6, 30.0% at 1.2, 15.5% at 1.3, 8.9% at 1.4, 2.6% at
-1.5, 0.1% at 1.6; the study's base collapses at about 2.0, T1). The study's 0.6 / 1.2 / 1.8 are
+step 0 (this policy's pass@1 falls under 5% of its best at t = 1.5 in both worlds, measured on
+100 test problems x G=8 at length 240; world 2: 65.4% at 0.6, 30.0% at 1.2, 15.5% at 1.3, 8.9% at
+1.4, 2.6% at 1.5, 0.1% at 1.6; world 1: 63.3% at 0.6, 30.6% at 1.2, 13.5% at 1.35, 2.0% at 1.5,
+0.0% at 1.6; the study's base collapses at about 2.0, T1). The study's 0.6 / 1.2 / 1.8 are
 sampled at 0.45 / 0.9 / 1.35, each at the same fraction of the way to collapse. One anchor point
 fixes one ratio: whether the micro policy's low-diversity and unstable regimes then sit where the
 study's do is what the temperature sweep measures, not an assumption. The stats command prints
