@@ -15,7 +15,7 @@ from mcsweep.algo import truncation_mask as tm
 from mcsweep.evaluator import Evaluator
 from mcsweep.train.data import prompt_dataset, train_problems
 from mcsweep.train.reward import ExecutionReward, RewardRecord
-from mcsweep.train.run import build_trainer, grpo_args, load_policy, policy_spec
+from mcsweep.train.run import build_trainer, grpo_args, load_policy, pick_temperature, policy_spec
 from mcsweep.train.run_store import RunStore
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
 
@@ -213,3 +213,20 @@ def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
         (3, 32): (True, False),
         (3, 40): (False, True),
     }
+
+
+def test_the_diversity_probe_samples_each_candidate_times_the_unit(tiny_run, tmp_path):
+    """Candidate 2.0 at unit 0.025 is sampled at 0.05 (near greedy: low D0), so with the same seed it
+    gives candidate 0.05's D0 at unit 1, not candidate 2.0's (the tiny policy's D0 is 1 there)."""
+    base = ["temperature=diversity", "temperature.probe_prompts=2", "context.max_completion_length=24"]
+    d0 = {}
+    for candidate, unit in ((0.05, 1.0), (2.0, 0.025), (2.0, 1.0)):
+        cfg, _ = tiny_run([*base, f"temperature.candidates=[{candidate}]", f"temperature.unit={unit}"])
+        model, tokenizer = load_policy(cfg)
+        store = RunStore(tmp_path / f"probe-{candidate}-{unit}").create()
+        problems = train_problems(cfg.data, policy_spec(cfg).world)
+        assert pick_temperature(cfg, model, tokenizer, problems, store) == candidate
+        probe = store.read_json("temperature_probe.json")
+        assert probe["unit"] == unit and [r["temperature"] for r in probe["table"]] == [candidate]
+        d0[candidate, unit] = probe["table"][0]["diversity"]
+    assert d0[2.0, 0.025] == d0[0.05, 1.0] < d0[2.0, 1.0]
