@@ -211,8 +211,8 @@ class Evaluator:
             if job is None:
                 futures.append(None)
                 continue
-            key = (id(job.problem), job.code) if self.dedupe else (len(futures), "")
-            if key in runs:
+            key = (id(job.problem), job.code)
+            if self.dedupe and key in runs:
                 with self._lock:
                     self.duplicates += 1
             else:

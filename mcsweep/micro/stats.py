@@ -292,10 +292,10 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
     ]
     out["temperature_unit"] = temperature_unit(out["temperature"])
     out["train_sets"] = {}
+    temperature = cfg.temperature.sampling(cfg.temperature.value)
     for name in ("easy", "hard"):
         log.info("training set %s: %d problems x %d samples", name, args.n_set, args.samples)
         problems = problem_set(name, world, args.n_set)
-        temperature = cfg.temperature.sampling(cfg.temperature.value)
         set_samples = policy_samples(model, tokenizer, problems, args.samples, temperature, train_len)
         set_rows = grade(set_samples, [train_len], tokenizer, stops, ev)
         out["train_sets"][name] = {
