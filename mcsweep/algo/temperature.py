@@ -49,7 +49,7 @@ def schedule_from_config(cfg: TemperatureConfig, chosen: float | None = None) ->
             raise ValueError("temperature kind 'diversity' needs the probe's choice")
         return Schedule("fixed", cfg.sampling(chosen))
     stages = tuple((float(s), cfg.sampling(float(t))) for s, t in cfg.stages)
-    return Schedule(cfg.kind, cfg.sampling(cfg.value), stages)
+    return Schedule(cfg.kind, cfg.sampled_value, stages)
 
 
 def probe_table(

@@ -341,6 +341,11 @@ class TemperatureConfig:
         """The temperature sampled for one of this axis' temperatures (the study's scale)."""
         return temperature * self.unit
 
+    @property
+    def sampled_value(self) -> float:
+        """The temperature sampled at step 0 (before the diversity probe's choice or any stage)."""
+        return self.sampling(self.value)
+
 
 @dataclass
 class DataConfig:

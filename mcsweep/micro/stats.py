@@ -252,7 +252,7 @@ def measure_all(args) -> dict:
         "overrides": list(args.overrides),
         "lengths": lengths,
         "train_length": cfg.context.max_completion_length,
-        "train_temperature": cfg.temperature.sampling(cfg.temperature.value),
+        "train_temperature": cfg.temperature.sampled_value,
         "temperature_config_unit": cfg.temperature.unit,
         "eval_temperature": cfg.train.eval_temperature,
         "group_size": cfg.batch.group_size,
@@ -292,11 +292,10 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
     ]
     out["temperature_unit"] = temperature_unit(out["temperature"])
     out["train_sets"] = {}
-    temperature = cfg.temperature.sampling(cfg.temperature.value)
     for name in ("easy", "hard"):
         log.info("training set %s: %d problems x %d samples", name, args.n_set, args.samples)
         problems = problem_set(name, world, args.n_set)
-        set_samples = policy_samples(model, tokenizer, problems, args.samples, temperature, train_len)
+        set_samples = policy_samples(model, tokenizer, problems, args.samples, cfg.temperature.sampled_value, train_len)
         set_rows = grade(set_samples, [train_len], tokenizer, stops, ev)
         out["train_sets"][name] = {
             "n_problems": len(problems),

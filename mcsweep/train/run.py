@@ -184,7 +184,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     trainer = MicroCoderGRPOTrainer(
         model=model,
         reward_funcs=reward_funcs(cfg, reward),
-        args=args or grpo_args(cfg, store, cfg.temperature.sampling(cfg.temperature.value), LaunchEnv.from_environ()),
+        args=args or grpo_args(cfg, store, cfg.temperature.sampled_value, LaunchEnv.from_environ()),
         train_dataset=prompt_dataset(train),
         processing_class=tokenizer,
         reward=reward,
@@ -298,7 +298,7 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     with run_session(cfg, raw, run_id, store, lambda: make_evaluator(cfg, shadow=True), main_process) as session:
         # The trainer config before the model: under `accelerate launch` with ZeRO-3 it registers the
         # DeepSpeed config that from_pretrained reads to build the model sharded (zero3_init_flag).
-        args = grpo_args(cfg, store, cfg.temperature.sampling(cfg.temperature.value), env)
+        args = grpo_args(cfg, store, cfg.temperature.sampled_value, env)
         model, tokenizer = load_policy(cfg)
         trainer = build_trainer(cfg, store, model, tokenizer, session.evaluator, policy_spec(cfg).world, args)
         trainer.train(resume_from_checkpoint=str(ckpt) if ckpt else None)
