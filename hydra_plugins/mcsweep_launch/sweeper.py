@@ -3,8 +3,9 @@
 Hydra's BasicSweeper launches batch by batch and finds a bad point only when its job fails, maybe
 hours in. This sweeper expands the sweep the same way (same override syntax, `hydra.sweeper.params`
 included), composes and validates every point first, and launches nothing if one is bad. It also
-names each point by its run id, skips points whose run already finished, and can only print the
-plan (`hydra.sweeper.dry_run=true`, or `+dry_run=true`).
+names each point by its run id, skips points whose run already finished, names the new points that
+will copy another sweep's finished run of their config (mcsweep/launch/reuse.py), and can only print
+the plan (`hydra.sweeper.dry_run=true`, or `+dry_run=true`).
 """
 
 import copy
@@ -23,7 +24,8 @@ from hydra.errors import CompactHydraException
 from hydra.utils import get_method
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 
-from mcsweep.launch.identity import run_dir, run_id
+from mcsweep.launch.identity import config_key, run_dir, run_id
+from mcsweep.launch.reuse import finished_runs
 from mcsweep.launch.status import RunStatus, run_status
 
 log = logging.getLogger(__name__)
@@ -62,6 +64,7 @@ class Point:
     run_id: str = ""
     run_dir: Path | None = None
     status: RunStatus = RunStatus.NEW
+    twin: Path | None = None  # a new point's finished run in another sweep, which it will copy
 
 
 class ValidatingSweeper(BasicSweeper):
@@ -77,13 +80,15 @@ class ValidatingSweeper(BasicSweeper):
         self.dry_run = dry_run
         self.skip_done = skip_done
         self.validator = validator
+        self._finished: dict[str, Path] | None = None  # config key -> finished run, read once per check
 
     def sweep(self, arguments: list[str]) -> Any:
         assert self.config is not None and self.launcher is not None and self.hydra_context is not None
         points = self._expand(arguments)
         self._check(points)
         for point in points:
-            log.info("point #%d %s  run %s  %s", point.index, point.label, point.run_id, point.status.value)
+            copies = f"  (copies {point.twin.parent.name}/{point.twin.name})" if point.twin else ""
+            log.info("point #%d %s  run %s  %s%s", point.index, point.label, point.run_id, point.status.value, copies)
         if self.dry_run or self.config.get("dry_run"):
             log.info("dry run: %d points, nothing launched", len(points))
             return []
@@ -110,6 +115,7 @@ class ValidatingSweeper(BasicSweeper):
         """Compose and validate every point; raise one error listing every bad point."""
         validate = self._load_validator()
         errors = []
+        self._finished = None
         try:
             for point in points:
                 try:
@@ -131,6 +137,10 @@ class ValidatingSweeper(BasicSweeper):
         point.run_id = run_id(cfg)
         point.run_dir = run_dir(cfg)
         point.status = run_status(point.run_dir)
+        if point.status is RunStatus.NEW and OmegaConf.select(cfg, "launcher.reuse", default=False):
+            if self._finished is None:
+                self._finished = finished_runs(Path(str(cfg.runs_root)))
+            point.twin = self._finished.get(config_key(cfg))
 
     def _load_validator(self) -> Callable[[DictConfig], Any] | None:
         if not self.validator:

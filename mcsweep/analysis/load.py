@@ -21,7 +21,7 @@ from omegaconf import OmegaConf
 from mcsweep.analysis import names
 from mcsweep.analysis.arms import AXIS_OF_SWEEP, arm_of
 from mcsweep.io.jsonl import JsonlError, read_jsonl
-from mcsweep.launch.identity import EXCLUDED_KEYS, run_id
+from mcsweep.launch.identity import config_key as identity_config_key
 
 log = logging.getLogger(__name__)
 
@@ -230,10 +230,9 @@ def _run_columns(card: dict[str, Any]) -> dict[str, Any]:
 
 
 def config_key(config: dict[str, Any]) -> str:
-    """A hash of what a run computes, whatever sweep launched it: the run id's hash
-    (``launch.identity``) without ``sweep_name``. The run id hashes ``sweep_name`` too, so one config
-    in two sweeps has two ids but one key."""
-    return run_id(OmegaConf.create(config), excluded=(*EXCLUDED_KEYS, "sweep_name"))
+    """``launch.identity.config_key`` of a run folder's config: one config in two sweeps has two run
+    ids but one key."""
+    return identity_config_key(OmegaConf.create(config))
 
 
 def _read_jsonl(path: Path, run_id: str, report: LoadReport) -> tuple[list[dict[str, Any]], bool]:

@@ -775,6 +775,13 @@ class LauncherConfig:
         default_factory=dict,
         metadata={"help": "The accelerate config file's settings (the `accelerate` group) for processes > 1."},
     )
+    reuse: bool = field(
+        default=True,
+        metadata={
+            "help": "A new point whose config (all but sweep_name) another sweep's finished run has: copy that "
+            "run instead of training it again (mcsweep/launch/reuse.py)."
+        },
+    )
 
     def __post_init__(self) -> None:
         check(self.torch_threads >= 0, "launcher.torch_threads", f"must be >= 0 (got {self.torch_threads})")

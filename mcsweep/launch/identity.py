@@ -3,7 +3,8 @@
 As Dora's signature does, the hash covers the resolved config minus the keys that only say where or
 how a run is launched and logged; changing the launcher, the tracker or the run store's location
 keeps the id (and so the run folder and the W&B run id), changing any training knob changes it.
-`sweep_name` is kept: the same point in two sweeps gets two run folders, so it needs two ids.
+`sweep_name` is kept: the same point in two sweeps gets two run folders, so it needs two ids; the
+config key (`config_key`) leaves it out, so those two folders share one key.
 A micro-world run also hashes the micro policy's build version: a new build recipe is a new starting
 policy, and its runs must not find the old policy's finished runs.
 """
@@ -63,6 +64,11 @@ def run_id(cfg: DictConfig, excluded: Iterable[str] = EXCLUDED_KEYS) -> str:
         resolved["micro_policy_build"] = BUILD_VERSION
     text = json.dumps(resolved, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:ID_LENGTH]
+
+
+def config_key(cfg: DictConfig) -> str:
+    """What a run computes, whatever sweep launched it: the run id's hash without `sweep_name`."""
+    return run_id(cfg, excluded=(*EXCLUDED_KEYS, "sweep_name"))
 
 
 def _resolve(cfg: DictConfig, key: str, nested: list[list[str]]) -> object:

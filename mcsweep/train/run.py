@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+from pathlib import Path
 
 import torch
 from omegaconf import DictConfig
@@ -17,6 +18,7 @@ from mcsweep.launch.environment import SINGLE_PROCESS, LaunchEnv
 from mcsweep.launch.identity import run_dir as resolve_run_dir
 from mcsweep.launch.identity import run_id as resolve_run_id
 from mcsweep.launch.processes import setup_processes
+from mcsweep.launch.reuse import copy_run, finished_twin
 from mcsweep.launch.status import CardStatus
 from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
@@ -26,7 +28,7 @@ from mcsweep.train.data import DataError, fitting_prompts, prompt_dataset, test_
 from mcsweep.train.evaluation import EvalSettings, sample_completions
 from mcsweep.train.reward import ExecutionReward, ScaledOverlongPunishment
 from mcsweep.train.run_store import RunStore
-from mcsweep.train.session import final_summary, run_session
+from mcsweep.train.session import final_summary, record_copy, run_session
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
 
 log = logging.getLogger(__name__)
@@ -276,8 +278,18 @@ def build_policy_alone(cfg: RunConfig) -> None:
     AcceleratorState._reset_state(reset_partial_state=True)
 
 
+def _copy_of(twin: Path, cfg: RunConfig, raw: DictConfig, run_id: str, store: RunStore, main_process: bool) -> dict:
+    """The point as a copy of its finished twin from another sweep; only the main process copies,
+    the others report the twin's summary (the same numbers)."""
+    if not main_process:
+        return final_summary(RunStore(twin, writer=False))
+    record_copy(cfg, run_id, store, copy_run(twin, store.path, raw, run_id))
+    return final_summary(store)
+
+
 def train(cfg: RunConfig, raw: DictConfig) -> dict:
-    """Run (or resume, or skip when finished) the GRPO run that `raw` describes; returns its last metrics."""
+    """Run (or resume, or skip when finished, or copy from a finished twin in another sweep) the GRPO
+    run that `raw` describes; returns its last metrics."""
     build_policy_alone(cfg)
     setup_processes(cfg.launcher.processes, cfg.launcher.accelerate)
     env = LaunchEnv.from_environ()  # after setup_processes, which may set the rank variables
@@ -294,6 +306,9 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
         log.info("run %s is already finished in %s; nothing to do", run_id, store.path)
         return final_summary(store)
     ckpt = store.latest_checkpoint()
+    twin = finished_twin(Path(str(raw.runs_root)), raw, store.path) if cfg.launcher.reuse and not ckpt else None
+    if twin is not None:
+        return _copy_of(twin, cfg, raw, run_id, store, main_process)
     store.truncate_after(int(ckpt.name.split("-")[-1]) if ckpt else -1)
     with run_session(cfg, raw, run_id, store, lambda: make_evaluator(cfg, shadow=True), main_process) as session:
         # The trainer config before the model: under `accelerate launch` with ZeRO-3 it registers the

@@ -103,6 +103,15 @@ def _finish_wandb(store: RunStore, wandb_run) -> None:
     wandb_run.finish()
 
 
+def record_copy(cfg: RunConfig, run_id: str, store: RunStore, card: dict) -> None:
+    """A run folder copied from a finished twin (mcsweep/launch/reuse.py) gets its own W&B run, in its
+    own sweep's group, holding the twin's history: a W&B-sourced report sees the arm in both sweeps."""
+    wandb_run = start_wandb(cfg, run_id, store.path, plain_dict(cfg), card)
+    if wandb_run is not None:
+        tracking.replay_run_store(store.path)
+        wandb_run.finish()
+
+
 @contextmanager
 def run_session(
     cfg: RunConfig,

@@ -185,6 +185,25 @@ def log_run_store(store_path: Path, alias: str) -> None:
     run.log_artifact(artifact, aliases=[alias])
 
 
+def replay_run_store(store_path: Path) -> None:
+    """A copied run folder's rows (mcsweep/launch/reuse.py) into the active W&B run as training and
+    `temperature_eval` logged them: metrics and evaluation rows in step order, then the temperature
+    evaluations, then the folder as the `end` version of its artifact."""
+    from mcsweep.io.jsonl import read_jsonl
+
+    def rows(name: str) -> list[dict]:
+        path = Path(store_path) / f"{name}.jsonl"
+        return read_jsonl(path) if path.exists() else []
+
+    # Within one step, the metrics row first (sort is stable): the order training logs them in.
+    for table, row in sorted(
+        [("metrics", r) for r in rows("metrics")] + [("evals", r) for r in rows("evals")], key=lambda t: t[1]["step"]
+    ):
+        log_metrics(row) if table == "metrics" else log_eval_rows("evals", [row])
+    log_eval_rows("temperature_evals", rows("temperature_evals"))
+    log_run_store(Path(store_path), "end")
+
+
 class RunStoreArtifactCallback(TrainerCallback):
     """A `run-store` artifact version at every checkpoint (alias `step-<N>`)."""
 
