@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# Regenerate reports/micro/ from scratch: every axis sweep in the micro world under one experiment,
-# the temperature-robustness evaluations of the temperature sweep's checkpoints, then the report.
+# Regenerate reports/micro/ from scratch: every axis sweep in the micro world under one experiment
+# (the temperature sweeps evaluate their temperature robustness in the run), then the report.
 # Two chains of sweeps run side by side, one run per core. Re-running skips finished runs (found by
 # their run id) and resumes interrupted ones, so a campaign can span several sessions.
 #   scripts/micro_report.sh     # experiment=micro_report: world 1, 40 steps, 1 seed (session 5's report)
 #   EXPERIMENT=micro_campaign SEEDS=0,1,2 scripts/micro_report.sh   # issue 19's campaign: world 2,
 #                               # 140 rollouts, 3 seeds per arm (conf/experiment/micro_campaign.yaml)
 #   DRY_RUN=1 ... scripts/micro_report.sh   # list every run (arm, seed, run id, status), run nothing
-# Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT).
+# Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT). Finished runs
+# are also packed, every 5 minutes and at the end, into campaigns/<experiment>/ (or $ARCHIVE; commit
+# it), with the base policy they started from; a re-run on a fresh machine first restores from there
+# (mcsweep.launch.archive), so the campaign resumes with the same base weights.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MCSWEEP_RUNS="${MCSWEEP_RUNS:-runs/micro}"
 EXPERIMENT="${EXPERIMENT:-micro_report}"
 SEEDS="${SEEDS:-0}"
 REPORT="${REPORT:-reports/micro/}"
+ARCHIVE="${ARCHIVE:-campaigns/$EXPERIMENT}"
 PY=.venv/bin/python
 dry=()
 [ -n "${DRY_RUN:-}" ] && dry=(hydra.sweeper.dry_run=true)
@@ -44,19 +48,18 @@ pipeline_arm() {
     launcher.torch_threads=1 hydra.launcher.n_jobs=1 "${dry[@]}" -m
 }
 
+[ -d "$ARCHIVE" ] && $PY -m mcsweep.launch.archive unpack "$MCSWEEP_RUNS" "$ARCHIVE"
+if [ -z "${DRY_RUN:-}" ]; then
+  pack() { $PY -m mcsweep.launch.archive pack "$MCSWEEP_RUNS" "$ARCHIVE"; }
+  (while sleep 300; do pack; done) & packer=$!
+  trap 'kill "$packer" 2>/dev/null; pack' EXIT
+fi
+
 chain temperature temperature_schedules evaluator data kl_clip batch & first=$!
 sleep 2  # distinct Hydra multirun folders (they are named by the second)
 (chain seeds context masking table1 && pipeline_arm) & second=$!
 wait "$first"
 wait "$second"
 [ -n "${DRY_RUN:-}" ] && exit 0
-# Temperature robustness (T1, fig 7_2): step 0 and every checkpoint, 4 temperatures, 2 samples a problem.
-evals=()
-for run in "$MCSWEEP_RUNS"/temperature/*/; do
-  $PY -m mcsweep.train.temperature_eval "$run" --temperatures 0.6 1.2 1.8 2.4 --samples 2 &
-  evals+=($!)
-  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do sleep 5; done
-done
-for pid in "${evals[@]}"; do wait "$pid"; done
 $PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out "$REPORT" --notes reports/micro/notes.md \
   --title "mcsweep in the micro world (generated problems, 1.7M-parameter policy, CPU)"

@@ -832,6 +832,16 @@ class TrainConfig:
             "slower on CPUs without bf16 units (a run warns)."
         },
     )
+    robustness_temperatures: list[float] = field(
+        default_factory=list,
+        metadata={
+            "help": "Also evaluate test pass@1 at each of these temperatures at step 0 and every checkpoint, in the "
+            "run (temperature_evals.jsonl, as mcsweep.train.temperature_eval writes; no checkpoint need be kept)."
+        },
+    )
+    robustness_samples: int | None = field(
+        default=None, metadata={"help": "Samples per test problem of those evaluations (null: eval_samples)."}
+    )
 
     def __post_init__(self) -> None:
         check(self.steps >= 1, "train.steps", f"must be >= 1 (got {self.steps})")
@@ -840,6 +850,16 @@ class TrainConfig:
         check(self.eval_samples >= 1, "train.eval_samples", f"must be >= 1 (got {self.eval_samples})")
         check(self.eval_temperature > 0, "train.eval_temperature", f"must be > 0 (got {self.eval_temperature})")
         check(self.save_every >= 1, "train.save_every", f"must be >= 1 (got {self.save_every})")
+        check(
+            all(t > 0 for t in self.robustness_temperatures),
+            "train.robustness_temperatures",
+            f"must all be > 0 (got {self.robustness_temperatures})",
+        )
+        check(
+            self.robustness_samples is None or self.robustness_samples >= 1,
+            "train.robustness_samples",
+            f"must be >= 1, or null for eval_samples (got {self.robustness_samples})",
+        )
         check(
             self.micro_batch is None or self.micro_batch >= 1,
             "train.micro_batch",

@@ -165,6 +165,57 @@ class EvalCallback(BoundCallback):
             self.push(self.run(step))
 
 
+class RobustnessEvalCallback(BoundCallback):
+    """Test pass@1 at several temperatures at step 0 and every `every` steps (the checkpoints), at
+    the run's configured length: what `mcsweep.train.temperature_eval` does from saved checkpoints,
+    done in the run so that the temperature-robustness panels need no checkpoint kept."""
+
+    def __init__(
+        self,
+        trainer,
+        store: RunStore,
+        problems: list[dict],
+        evaluator,
+        settings: EvalSettings,
+        temperatures: list[float],
+        every: int,
+    ) -> None:
+        super().__init__(trainer)
+        self.store, self.problems, self.evaluator = store, problems, evaluator
+        self.settings, self.temperatures, self.every = settings, temperatures, every
+
+    def run(self, step: int) -> None:
+        done = {(r["step"], r["temperature"]) for r in self.store.rows("temperature_evals")}
+        t = self.trainer
+        for temp in self.temperatures:
+            if (step, temp) in done:
+                continue
+            s = replace(self.settings, temperature=temp, seed=self.settings.seed + step)
+            summaries, rows = evaluate_split(
+                t.model_wrapped,
+                t.processing_class,
+                t.accelerator,
+                self.problems,
+                self.evaluator,
+                s,
+                step,
+                lockstep=t.is_fsdp_enabled,
+            )
+            summary = {**summaries[0], "temperature": temp}
+            self.store.append("eval_samples", rows)
+            self.store.append("temperature_evals", [summary])
+            tracking.log_eval_rows("temperature_evals", [summary])
+            log.info("step %d: test pass@1 at temperature %.2f: %.3f", step, temp, summary["pass@1"])
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        if state.global_step == 0:
+            self.run(0)
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if state.global_step % self.every == 0 or state.global_step == state.max_steps:
+            self.run(state.global_step)
+
+
 class RunStoreCallback(BoundCallback):
     """Metric rows to metrics.jsonl, and training completions to completions.jsonl.
 

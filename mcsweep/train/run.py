@@ -216,9 +216,28 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cb.ReplicaCheck(trainer),
     ):
         trainer.add_callback(callback)
+    if cfg.train.robustness_temperatures:
+        trainer.add_callback(robustness_callback(cfg, trainer, store, test, evaluator))
     for callback in tracking.callbacks(cfg, store.path):
         trainer.add_callback(callback)
     return trainer
+
+
+def robustness_callback(
+    cfg: RunConfig, trainer, store: RunStore, test: list[dict], evaluator
+) -> cb.RobustnessEvalCallback:
+    """The in-run temperature-robustness evaluations, with the settings `temperature_eval` uses: the
+    configured training length, no common-length flag."""
+    t = cfg.train
+    settings = EvalSettings(
+        t.robustness_samples or t.eval_samples,
+        t.eval_temperature,
+        (cfg.context.max_completion_length,),
+        prompts_per_batch=t.eval_prompts_per_batch,
+        seed=cfg.seed,
+        sampler=cfg.rollout.sampler,
+    )
+    return cb.RobustnessEvalCallback(trainer, store, test, evaluator, settings, t.robustness_temperatures, t.save_every)
 
 
 def make_evaluator(cfg: RunConfig, shadow: bool) -> Evaluator:

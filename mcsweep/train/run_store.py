@@ -16,7 +16,7 @@ import pandas as pd
 
 from mcsweep.io.jsonl import read_jsonl
 
-TABLES = ("metrics", "evals", "eval_samples", "completions")
+TABLES = ("metrics", "evals", "eval_samples", "completions", "temperature_evals")
 
 
 def _clean(value: Any) -> Any:

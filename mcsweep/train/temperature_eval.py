@@ -12,7 +12,6 @@ interrupted call resumes. With the run's tracker on, the rows are logged into th
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import torch
@@ -21,7 +20,6 @@ from tqdm import tqdm
 
 from mcsweep.config.schema import RunConfig, plain_dict
 from mcsweep.config.validate import validate_config
-from mcsweep.io.jsonl import read_jsonl
 from mcsweep.train.data import test_problems
 from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, stop_ids, summarize
 from mcsweep.train.run import load_policy, make_evaluator, policy_spec
@@ -53,9 +51,7 @@ def load_checkpoint(cfg: RunConfig, path: Path, device):
 
 
 def _done(store: RunStore) -> set[tuple[int, float]]:
-    path = store.path / "temperature_evals.jsonl"
-    rows = read_jsonl(path) if path.exists() else []
-    return {(r["step"], r["temperature"]) for r in rows}
+    return {(r["step"], r["temperature"]) for r in store.rows("temperature_evals")}
 
 
 def evaluate_at_temperatures(
@@ -82,8 +78,7 @@ def evaluate_at_temperatures(
             rows = grade_samples(drawn, s, tokenizer, evaluator, step, stop_ids(policy, tokenizer))
             store.append("eval_samples", rows)
             summary = {**summarize(rows, step, s.lengths[0], s.samples), "temperature": temp}
-            with open(store.path / "temperature_evals.jsonl", "a") as f:
-                f.write(json.dumps(summary) + "\n")
+            store.append("temperature_evals", [summary])
             log_eval_rows("temperature_evals", [summary])
     finally:
         evaluator.close()

@@ -94,3 +94,41 @@ def test_temperature_eval_over_checkpoints_resumes(tiny_run):
     extra = rows[rows["temperature"].isin([0.5, 2.0])]
     assert sorted(extra.groupby(["step", "temperature"]).size().index) == [(0, 0.5), (0, 2.0), (2, 0.5), (2, 2.0)]
     assert (extra.groupby(["step", "temperature"]).size() == 4 * 2).all()  # 4 problems x 2 samples
+
+
+def test_in_run_robustness_evals_match_the_checkpoint_command(tiny_run):
+    """train.robustness_temperatures evaluates step 0 and every checkpoint step in the run, with the
+    rows `temperature_eval` writes, so the analysis tells them from the regular evaluation."""
+    from mcsweep.analysis.load import LoadReport, evaluation_kind
+    from mcsweep.train.temperature_eval import evaluate_at_temperatures
+
+    cfg, raw = tiny_run(
+        [
+            "train.steps=2",
+            "train.eval_every=100",
+            "train.eval_at_start=false",
+            "train.save_every=2",
+            "train.robustness_temperatures=[0.5,2.0]",
+            "train.robustness_samples=2",
+            "context.max_completion_length=16",
+            "context.eval_lengths=[16]",
+            "context.repeat_window=4",
+        ]
+    )
+    run_dir = RunStore(train(cfg, raw)["run_dir"]).path
+    done = pd.read_json(run_dir / "temperature_evals.jsonl", lines=True)
+    assert sorted(zip(done["step"], done["temperature"], strict=True)) == [(0, 0.5), (0, 2.0), (2, 0.5), (2, 2.0)]
+    assert done["max_length"].eq(16).all() and done["k"].eq(2).all()
+    samples = pd.read_json(run_dir / "eval_samples.jsonl", lines=True)
+    kinds = evaluation_kind(samples.rename(columns={"temperature": "eval_temperature"}), run_dir, "r", LoadReport())
+    extra = samples[[k == "temperatures" for k in kinds]]
+    assert (extra.groupby(["step", "temperature"]).size() == 4 * 2).all()  # 4 problems x 2 samples
+    # the checkpoint command finds these pairs done
+    assert evaluate_at_temperatures(run_dir, [0.5, 2.0], steps=[0, 2], samples=2) == 0
+
+
+def test_resume_drops_robustness_rows_past_the_checkpoint(tmp_path):
+    store = RunStore(tmp_path).create()
+    store.append("temperature_evals", [{"step": 0, "temperature": 0.5}, {"step": 4, "temperature": 0.5}])
+    store.truncate_after(2)
+    assert store.rows("temperature_evals") == [{"step": 0, "temperature": 0.5}]
