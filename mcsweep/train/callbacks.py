@@ -105,7 +105,28 @@ class PhaseTimer(BoundCallback):
         self.push(t.execution_reward.judge_metrics())
 
 
-class EvalCallback(BoundCallback):
+class HeldOutEvalCallback(BoundCallback):
+    """A callback that evaluates the training model on the test problems, split over the processes."""
+
+    def __init__(self, trainer, store: RunStore, problems: list[dict], evaluator, settings: EvalSettings) -> None:
+        super().__init__(trainer)
+        self.store, self.problems, self.evaluator, self.settings = store, problems, evaluator, settings
+
+    def evaluate(self, settings: EvalSettings, step: int) -> tuple[list[dict], list[dict]]:
+        t = self.trainer
+        return evaluate_split(
+            t.model_wrapped,
+            t.processing_class,
+            t.accelerator,
+            self.problems,
+            self.evaluator,
+            settings,
+            step,
+            lockstep=t.is_fsdp_enabled,
+        )
+
+
+class EvalCallback(HeldOutEvalCallback):
     """Test pass@1 at the start, every `every` steps, and at the last step."""
 
     def __init__(
@@ -118,9 +139,8 @@ class EvalCallback(BoundCallback):
         every: int,
         at_start: bool,
     ) -> None:
-        super().__init__(trainer)
-        self.store, self.problems, self.evaluator = store, problems, evaluator
-        self.settings, self.every, self.at_start = settings, every, at_start
+        super().__init__(trainer, store, problems, evaluator, settings)
+        self.every, self.at_start = every, at_start
 
     def _done(self, step: int) -> bool:
         return any(r["step"] == step for r in self.store.rows("evals"))
@@ -131,16 +151,7 @@ class EvalCallback(BoundCallback):
         s, t = self.settings, self.trainer
         lengths = eval_lengths(t.max_completion_length, s.common_length, s.lengths)
         settings = replace(s, seed=s.seed + step, lengths=lengths, train_length=t.max_completion_length)
-        summaries, rows = evaluate_split(
-            t.model_wrapped,
-            t.processing_class,
-            t.accelerator,
-            self.problems,
-            self.evaluator,
-            settings,
-            step,
-            lockstep=t.is_fsdp_enabled,
-        )
+        summaries, rows = self.evaluate(settings, step)
         self.store.append("evals", summaries)
         tracking.log_eval_rows("evals", summaries)
         self.store.append("eval_samples", rows)
@@ -165,7 +176,7 @@ class EvalCallback(BoundCallback):
             self.push(self.run(step))
 
 
-class RobustnessEvalCallback(BoundCallback):
+class RobustnessEvalCallback(HeldOutEvalCallback):
     """Test pass@1 at several temperatures at step 0 and every `every` steps (the checkpoints), at
     the run's configured length: what `mcsweep.train.temperature_eval` does from saved checkpoints,
     done in the run so that the temperature-robustness panels need no checkpoint kept."""
@@ -180,26 +191,16 @@ class RobustnessEvalCallback(BoundCallback):
         temperatures: list[float],
         every: int,
     ) -> None:
-        super().__init__(trainer)
-        self.store, self.problems, self.evaluator = store, problems, evaluator
-        self.settings, self.temperatures, self.every = settings, temperatures, every
+        super().__init__(trainer, store, problems, evaluator, settings)
+        self.temperatures, self.every = temperatures, every
 
     def run(self, step: int) -> None:
         done = {(r["step"], r["temperature"]) for r in self.store.rows("temperature_evals")}
-        t = self.trainer
         for temp in self.temperatures:
             if (step, temp) in done:
                 continue
-            s = replace(self.settings, temperature=temp, seed=self.settings.seed + step)
-            summaries, rows = evaluate_split(
-                t.model_wrapped,
-                t.processing_class,
-                t.accelerator,
-                self.problems,
-                self.evaluator,
-                s,
-                step,
-                lockstep=t.is_fsdp_enabled,
+            summaries, rows = self.evaluate(
+                replace(self.settings, temperature=temp, seed=self.settings.seed + step), step
             )
             summary = {**summaries[0], "temperature": temp}
             self.store.append("eval_samples", rows)
