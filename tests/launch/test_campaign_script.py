@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_campaign_dry_run_lists_every_arm_with_three_seeds(tmp_path):
     env = {**os.environ, "DRY_RUN": "1", "EXPERIMENT": "micro_campaign", "SEEDS": "0,1,2"}
     env["MCSWEEP_RUNS"] = str(tmp_path)
+    # Not the committed campaigns/micro_campaign/: its archived runs would be restored as done.
+    env["ARCHIVE"] = str(tmp_path / "no_archive")
     out = subprocess.run(
         ["bash", "scripts/micro_report.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
