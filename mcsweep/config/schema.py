@@ -782,6 +782,14 @@ class LauncherConfig:
             "run instead of training it again (mcsweep/launch/reuse.py)."
         },
     )
+    share_eval_samples: bool = field(
+        default=False,
+        metadata={
+            "help": "Step-0 test samples shared between the runs of one runs root that start from the same "
+            "weights with the same sampling settings (<runs_root>/.eval_samples/; mcsweep/train/sample_share.py): "
+            "drawn once, graded by each run."
+        },
+    )
 
     def __post_init__(self) -> None:
         check(self.torch_threads >= 0, "launcher.torch_threads", f"must be >= 0 (got {self.torch_threads})")

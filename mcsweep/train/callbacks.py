@@ -9,13 +9,15 @@ from __future__ import annotations
 import logging
 import resource
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import torch
 from accelerate.utils import gather_object
 from transformers import TrainerCallback
 
 from mcsweep.algo.temperature import Schedule
+from mcsweep.evaluator import Evaluator
 from mcsweep.train import tracking
 from mcsweep.train.eval_split import evaluate_split
 from mcsweep.train.evaluation import EvalSettings, eval_lengths
@@ -105,12 +107,25 @@ class PhaseTimer(BoundCallback):
         self.push(t.execution_reward.judge_metrics())
 
 
+@dataclass(frozen=True)
+class HeldOut:
+    """What a test evaluation reads and writes: the run store, the test problems, the judge, the
+    sampling settings, and where step-0 samples are shared with other runs of the same weights
+    (`mcsweep.train.sample_share`; None: not shared)."""
+
+    store: RunStore
+    problems: list[dict]
+    evaluator: Evaluator
+    settings: EvalSettings
+    share_root: Path | None = None
+
+
 class HeldOutEvalCallback(BoundCallback):
     """A callback that evaluates the training model on the test problems, split over the processes."""
 
-    def __init__(self, trainer, store: RunStore, problems: list[dict], evaluator, settings: EvalSettings) -> None:
+    def __init__(self, trainer, held: HeldOut) -> None:
         super().__init__(trainer)
-        self.store, self.problems, self.evaluator, self.settings = store, problems, evaluator, settings
+        self.held, self.store, self.settings = held, held.store, held.settings
 
     def evaluate(self, settings: EvalSettings, step: int) -> tuple[list[dict], list[dict]]:
         t = self.trainer
@@ -118,28 +133,20 @@ class HeldOutEvalCallback(BoundCallback):
             t.model_wrapped,
             t.processing_class,
             t.accelerator,
-            self.problems,
-            self.evaluator,
+            self.held.problems,
+            self.held.evaluator,
             settings,
             step,
             lockstep=t.is_fsdp_enabled,
+            share_root=self.held.share_root if step == 0 else None,
         )
 
 
 class EvalCallback(HeldOutEvalCallback):
     """Test pass@1 at the start, every `every` steps, and at the last step."""
 
-    def __init__(
-        self,
-        trainer,
-        store: RunStore,
-        problems: list[dict],
-        evaluator,
-        settings: EvalSettings,
-        every: int,
-        at_start: bool,
-    ) -> None:
-        super().__init__(trainer, store, problems, evaluator, settings)
+    def __init__(self, trainer, held: HeldOut, every: int, at_start: bool) -> None:
+        super().__init__(trainer, held)
         self.every, self.at_start = every, at_start
 
     def _done(self, step: int) -> bool:
@@ -181,17 +188,8 @@ class RobustnessEvalCallback(HeldOutEvalCallback):
     the run's configured length: what `mcsweep.train.temperature_eval` does from saved checkpoints,
     done in the run so that the temperature-robustness panels need no checkpoint kept."""
 
-    def __init__(
-        self,
-        trainer,
-        store: RunStore,
-        problems: list[dict],
-        evaluator,
-        settings: EvalSettings,
-        temperatures: list[float],
-        every: int,
-    ) -> None:
-        super().__init__(trainer, store, problems, evaluator, settings)
+    def __init__(self, trainer, held: HeldOut, temperatures: list[float], every: int) -> None:
+        super().__init__(trainer, held)
         self.temperatures, self.every = temperatures, every
 
     def run(self, step: int) -> None:

@@ -17,8 +17,10 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from pathlib import Path
 
 from mcsweep.train.evaluation import EvalSettings, evaluate, summarize
+from mcsweep.train.sample_share import SampleShare
 
 
 def batches(problems: Sequence[dict], size: int) -> list[Sequence[dict]]:
@@ -30,17 +32,28 @@ def assigned(n_batches: int, rank: int, world: int) -> list[int]:
     return list(range(rank, n_batches, world))
 
 
-def _eval_batch(model, tokenizer, problems, evaluator, s: EvalSettings, step: int, index: int) -> list[dict]:
+def _eval_batch(model, tokenizer, problems, evaluator, s: EvalSettings, step: int, index: int, share) -> list[dict]:
     """Sample rows of one batch (its summaries are recomputed over all batches)."""
-    return evaluate(model, tokenizer, problems, evaluator, dataclasses.replace(s, seed=s.seed + index), step)[1]
+    batch = dataclasses.replace(s, seed=s.seed + index)
+    return evaluate(model, tokenizer, problems, evaluator, batch, step, share)[1]
 
 
 def evaluate_split(
-    model, tokenizer, acc, problems: Sequence[dict], evaluator, s: EvalSettings, step: int, lockstep: bool = False
+    model,
+    tokenizer,
+    acc,
+    problems: Sequence[dict],
+    evaluator,
+    s: EvalSettings,
+    step: int,
+    lockstep: bool = False,
+    share_root: Path | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """(summary rows, one per length; sample rows in batch order), the same on every process.
 
-    `model` as the trainer wraps it (`model_wrapped`), `acc` its Accelerator; `lockstep` for FSDP."""
+    `model` as the trainer wraps it (`model_wrapped`), `acc` its Accelerator; `lockstep` for FSDP.
+    With `share_root`, a single process shares its samples with other runs of the same weights
+    (`mcsweep.train.sample_share`)."""
     from accelerate.utils import gather_object
     from trl.models.utils import unwrap_model_for_generation
 
@@ -49,9 +62,10 @@ def evaluate_split(
     rounds = math.ceil(len(parts) / acc.num_processes) if lockstep else len(mine)
     done: list[tuple[int, list[dict]]] = []
     with unwrap_model_for_generation(model, acc) as unwrapped:
+        share = SampleShare(share_root, unwrapped) if share_root is not None and acc.num_processes == 1 else None
         for r in range(rounds):
             index = mine[r] if r < len(mine) else 0  # FSDP lockstep: a repeat, dropped below
-            rows = _eval_batch(unwrapped, tokenizer, parts[index], evaluator, s, step, index)
+            rows = _eval_batch(unwrapped, tokenizer, parts[index], evaluator, s, step, index, share)
             if r < len(mine):
                 done.append((index, rows))
     gathered = gather_object([done]) if acc.num_processes > 1 else [done]

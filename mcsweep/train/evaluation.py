@@ -95,8 +95,12 @@ def _cut_at_stop(ids: list[int], stops: list[int], pad: int) -> list[int]:
     return [t for t in ids if t != pad]
 
 
-def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettings) -> list[Sample]:
-    """k samples per problem at the longest length, without disturbing the training RNG."""
+def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettings, share=None) -> list[Sample]:
+    """k samples per problem at the longest length, without disturbing the training RNG; read from
+    (or stored to) `share`, a `mcsweep.train.sample_share.SampleShare` of these weights, if given."""
+    stored = share.get(problems, s) if share is not None else None
+    if stored is not None:
+        return stored
     was_training = model.training
     model.eval()
     samples: list[Sample] = []
@@ -105,6 +109,8 @@ def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettin
         for i in range(0, len(problems), s.prompts_per_batch):
             samples += _generate(model, tokenizer, problems[i : i + s.prompts_per_batch], s, max(s.lengths))
     model.train(was_training)
+    if share is not None:
+        share.put(problems, s, samples)
     return samples
 
 
@@ -203,10 +209,10 @@ def summarize(
 
 
 def evaluate(
-    model, tokenizer, problems: Sequence[dict], evaluator: Evaluator, s: EvalSettings, step: int
+    model, tokenizer, problems: Sequence[dict], evaluator: Evaluator, s: EvalSettings, step: int, share=None
 ) -> tuple[list[dict], list[dict]]:
     """(summary rows, one per length; sample rows) for the policy at `step`."""
-    samples = sample_completions(model, tokenizer, problems, s)
+    samples = sample_completions(model, tokenizer, problems, s, share)
     rows = grade_samples(samples, s, tokenizer, evaluator, step, stop_ids(model, tokenizer))
     summaries = [summarize(rows, step, length, s.samples, s.train_length, s.common_length) for length in s.lengths]
     return summaries, rows

@@ -211,7 +211,12 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     for callback in (
         cb.ScheduleCallback(trainer, schedule, cfg.context.extend_to, cfg.context.extend_at_step),
         cb.PhaseTimer(trainer),
-        cb.EvalCallback(trainer, store, test, evaluator, settings, cfg.train.eval_every, cfg.train.eval_at_start),
+        cb.EvalCallback(
+            trainer,
+            cb.HeldOut(store, test, evaluator, settings, share_root(cfg)),
+            cfg.train.eval_every,
+            cfg.train.eval_at_start,
+        ),
         cb.RunStoreCallback(trainer, store, cfg.train.completions_every),
         cb.ReplicaCheck(trainer),
     ):
@@ -237,7 +242,13 @@ def robustness_callback(
         seed=cfg.seed,
         sampler=cfg.rollout.sampler,
     )
-    return cb.RobustnessEvalCallback(trainer, store, test, evaluator, settings, t.robustness_temperatures, t.save_every)
+    held = cb.HeldOut(store, test, evaluator, settings, share_root(cfg))
+    return cb.RobustnessEvalCallback(trainer, held, t.robustness_temperatures, t.save_every)
+
+
+def share_root(cfg: RunConfig) -> Path | None:
+    """Where runs of this runs root share their step-0 test samples, if `launcher.share_eval_samples`."""
+    return Path(cfg.runs_root) / ".eval_samples" if cfg.launcher.share_eval_samples else None
 
 
 def make_evaluator(cfg: RunConfig, shadow: bool) -> Evaluator:
