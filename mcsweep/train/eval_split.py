@@ -32,7 +32,9 @@ def assigned(n_batches: int, rank: int, world: int) -> list[int]:
     return list(range(rank, n_batches, world))
 
 
-def _eval_batch(model, tokenizer, problems, evaluator, s: EvalSettings, step: int, index: int, share) -> list[dict]:
+def _eval_batch(
+    model, tokenizer, problems, evaluator, s: EvalSettings, step: int, index: int, share: SampleShare | None
+) -> list[dict]:
     """Sample rows of one batch (its summaries are recomputed over all batches)."""
     batch = dataclasses.replace(s, seed=s.seed + index)
     return evaluate(model, tokenizer, problems, evaluator, batch, step, share)[1]

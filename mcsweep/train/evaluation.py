@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -18,6 +19,9 @@ from mcsweep.algo.truncation_mask import is_truncated
 from mcsweep.evaluator import Evaluator, GradeRequest
 from mcsweep.micro.world import prompt_messages
 from mcsweep.train.sampler import sample
+
+if TYPE_CHECKING:
+    from mcsweep.train.sample_share import SampleShare
 
 
 @dataclass(frozen=True)
@@ -95,9 +99,11 @@ def _cut_at_stop(ids: list[int], stops: list[int], pad: int) -> list[int]:
     return [t for t in ids if t != pad]
 
 
-def sample_completions(model, tokenizer, problems: Sequence[dict], s: EvalSettings, share=None) -> list[Sample]:
+def sample_completions(
+    model, tokenizer, problems: Sequence[dict], s: EvalSettings, share: SampleShare | None = None
+) -> list[Sample]:
     """k samples per problem at the longest length, without disturbing the training RNG; read from
-    (or stored to) `share`, a `mcsweep.train.sample_share.SampleShare` of these weights, if given."""
+    (or stored to) `share`, the shared samples of these weights, if given."""
     stored = share.get(problems, s) if share is not None else None
     if stored is not None:
         return stored
@@ -209,7 +215,13 @@ def summarize(
 
 
 def evaluate(
-    model, tokenizer, problems: Sequence[dict], evaluator: Evaluator, s: EvalSettings, step: int, share=None
+    model,
+    tokenizer,
+    problems: Sequence[dict],
+    evaluator: Evaluator,
+    s: EvalSettings,
+    step: int,
+    share: SampleShare | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """(summary rows, one per length; sample rows) for the policy at `step`."""
     samples = sample_completions(model, tokenizer, problems, s, share)
