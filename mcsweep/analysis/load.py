@@ -20,6 +20,7 @@ from omegaconf import OmegaConf
 
 from mcsweep.analysis import names
 from mcsweep.analysis.arms import AXIS_OF_SWEEP, arm_of
+from mcsweep.analysis.compute import run_cost
 from mcsweep.io.jsonl import JsonlError, read_jsonl
 from mcsweep.launch.identity import config_key as identity_config_key
 
@@ -271,6 +272,7 @@ def _register(card: dict[str, Any], frame: pd.DataFrame, report: LoadReport, whe
             "n_rows": len(frame),
             "last_step": None if steps.empty else int(steps.max()),
             "where": where,
+            **run_cost(card),
         }
     )
     if not frame.empty:

@@ -33,6 +33,7 @@ from mcsweep.analysis.load import (
     eval_tuples,
     evaluation_kind,
 )
+from mcsweep.train.compute import TOTALS
 
 _WANDB_STATUS = {
     "finished": "finished",
@@ -77,7 +78,15 @@ def _card_from_wandb(run: Any, report: LoadReport, where: str) -> dict[str, Any]
         report.add(card["run_id"], where, "no 'mcsweep' config section: arm values are option names only")
     card["config"] = config.get("mcsweep") or config
     card.setdefault("world", _world_of(card["config"]))
+    cost = {k: _summary_value(run, f"compute/{k}") for k in TOTALS}
+    if cost["wall_s"] is not None:  # the card in the config was written at the start, the cost at the end
+        card["compute"] = cost
     return card
+
+
+def _summary_value(run: Any, key: str) -> Any:
+    summary = getattr(run, "summary", None) or {}
+    return summary.get(key) if hasattr(summary, "get") else None
 
 
 def _world_of(config: dict[str, Any]) -> str | None:

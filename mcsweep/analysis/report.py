@@ -14,7 +14,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from mcsweep.analysis import claim_plots, false_verdicts, figures, report_data, style, verdict_text
+from mcsweep.analysis import claim_plots, compute, false_verdicts, figures, report_data, style, verdict_text
 from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.insights import SWEEPS, check_all, sweep_command
 from mcsweep.analysis.load import LoadReport, load, load_report, load_samples
@@ -49,6 +49,29 @@ def _load_section(rep: LoadReport) -> str:
             + ", ".join(f"`{m}`" for m in sorted(rep.unknown_metrics))
         )
     return "\n\n".join(out)
+
+
+def _compute_section(rep: LoadReport) -> str:
+    """The runs' wall time and core-hours (``analysis.compute``), in total and per sweep."""
+    total = compute.summary(rep.runs)
+    if not total["runs"]:
+        return "No runs."
+    text = (
+        f"From the run cards' cost records: {total['recorded']} runs recorded, {total['estimated']} estimated "
+        f"from their start and finish times, {total['unknown']} without either, {total['copy']} copies of a twin "
+        f"(no cost of their own). Wall time, runs side by side counted once: {total['busy_wall_h']:.2f} h; "
+        f"summed over runs: {total['run_wall_h']:.2f} h; CPU: {total['core_h']:.2f} core-hours."
+    )
+    if total["estimated_runs"]:
+        text += " Estimated (any time they sat interrupted is included): " + ", ".join(total["estimated_runs"]) + "."
+    if total["unknown_runs"]:
+        text += " Unknown cost: " + ", ".join(total["unknown_runs"]) + "."
+    by_sweep = sorted({str(r.get("sweep")) for r in rep.runs})
+    rows = []
+    for sweep in by_sweep:
+        part = compute.summary([r for r in rep.runs if str(r.get("sweep")) == sweep])
+        rows.append((sweep, part["runs"], part["copy"], round(part["run_wall_h"], 2), round(part["core_h"], 2)))
+    return text + "\n\n" + md_table(rows, ("sweep", "runs", "copies", "run hours", "core-hours"))
 
 
 def _sweeps_section(frame: pd.DataFrame) -> str:
@@ -131,6 +154,8 @@ def write_report(
         + _sweeps_section(frame)
         + "\n\n### Missing sweeps\n\n"
         + _missing_section(frame)
+        + "\n\n### Compute\n\n"
+        + _compute_section(load_report(frame))
         + "\n\n### Data\n\n"
         + _data_section(sizes),
         "## Insights\n\n" + noise_rule() + "\n\n" + verdict_text.blocks_markdown(verdicts, plots, study),

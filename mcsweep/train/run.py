@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -340,7 +341,8 @@ def train(cfg: RunConfig, raw: DictConfig) -> dict:
     if twin is not None:
         return _copy_of(twin, cfg, raw, run_id, store, main_process)
     store.truncate_after(int(ckpt.name.split("-")[-1]) if ckpt else -1)
-    with run_session(cfg, raw, run_id, store, lambda: make_evaluator(cfg, shadow=True), main_process) as session:
+    evaluator = partial(make_evaluator, cfg, shadow=True)
+    with run_session(cfg, raw, run_id, store, evaluator, main_process, env.world_size) as session:
         # The trainer config before the model: under `accelerate launch` with ZeRO-3 it registers the
         # DeepSpeed config that from_pretrained reads to build the model sharded (zero3_init_flag).
         args = grpo_args(cfg, store, cfg.temperature.sampled_value, env)

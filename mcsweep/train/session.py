@@ -2,8 +2,10 @@
 
 Entering `run_session` writes config.yaml and the run card (status running), starts W&B and the
 evaluator; leaving it marks the card finished (with the final summary) or failed (on any exception,
-interrupts included), then closes the evaluator and uploads the run store to W&B and finishes it.
-The card is marked before the closing, so a failure to close cannot leave a finished run "running".
+interrupts included), then closes the evaluator, records the segment's cost on the card (`compute`:
+after the close, so the sandbox workers' CPU time is counted) and uploads the run store to W&B and
+finishes it. The card is marked before the closing, so a failure to close cannot leave a finished run
+"running".
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import mcsweep
 from mcsweep.config.schema import RunConfig, plain_dict
 from mcsweep.evaluator import Evaluator
 from mcsweep.launch.status import CardStatus
-from mcsweep.train import tracking
+from mcsweep.train import compute, tracking
 from mcsweep.train.run_store import RunStore
 from mcsweep.train.tracking import axis_options, start_wandb
 
@@ -98,6 +100,14 @@ def final_summary(store: RunStore) -> dict:
     }
 
 
+def _record_compute(store: RunStore, clock: compute.SegmentClock, world_size: int, wandb_run) -> None:
+    """This segment's wall and CPU time added to the card (and the totals to the W&B summary)."""
+    totals = compute.add_segment(store.read_json("run_card.json").get("compute"), clock.stop(), world_size)
+    store.update_card(compute=totals)
+    if wandb_run is not None:
+        wandb_run.summary.update({f"compute/{k}": totals[k] for k in compute.TOTALS})
+
+
 def _finish_wandb(store: RunStore, wandb_run) -> None:
     tracking.log_run_store(store.path, "end")
     wandb_run.finish()
@@ -120,9 +130,11 @@ def run_session(
     store: RunStore,
     open_evaluator: Callable[[], Evaluator],
     main_process: bool = True,
+    world_size: int = 1,
 ) -> Iterator[RunSession]:
     """Open the run (see the module docstring); only the main process writes files and talks to W&B.
-    A resumed run keeps its first `started` time."""
+    A resumed run keeps its first `started` time and adds a cost segment."""
+    clock = compute.SegmentClock()
     with ExitStack() as closing:
         try:
             if main_process:
@@ -136,6 +148,7 @@ def run_session(
                 wandb_run = start_wandb(cfg, run_id, store.path, plain_dict(cfg), card)
             if wandb_run is not None:
                 closing.callback(_finish_wandb, store, wandb_run)
+            closing.callback(_record_compute, store, clock, world_size, wandb_run)
             evaluator = open_evaluator()
             closing.callback(evaluator.close)
             yield RunSession(store, evaluator, wandb_run)

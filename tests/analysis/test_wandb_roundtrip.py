@@ -256,6 +256,12 @@ def test_wandb_frame_equals_the_run_folder_frame(wandb_runs: list[Path], server:
     assert remote["config_key"].isna().all() and local["config_key"].notna().all()
     pd.testing.assert_frame_equal(_sorted(remote.drop(columns="config_key")), _sorted(local.drop(columns="config_key")))
     assert load_report(remote).partial_runs() == []
+    assert _costs(remote) == _costs(local) and {c[1] for c in _costs(local)} == {"recorded"}
+
+
+def _costs(frame: pd.DataFrame) -> list[tuple]:
+    """Each run's cost as the load report has it: W&B's from its summary, the folder's from its card."""
+    return sorted((r["run_id"], r["cost"], r["wall_s"], r["cpu_s"]) for r in load_report(frame).runs)
 
 
 def test_wandb_samples_come_from_the_run_store_artifact(wandb_runs: list[Path], server: RecordedServer) -> None:

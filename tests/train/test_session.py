@@ -4,6 +4,7 @@ run is being opened), finished with its final summary otherwise."""
 from __future__ import annotations
 
 import json
+import resource
 
 import pytest
 from transformers import TrainerCallback
@@ -67,6 +68,9 @@ def test_a_failure_while_opening_the_run_marks_it_failed(tiny_run):
     assert (store.path / "config.yaml").exists()
 
 
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.8: pass\nprint(1)"
+
+
 def test_the_session_closes_its_evaluator_and_finishes_the_card(tiny_run):
     cfg, raw = tiny_run(SHORT)
     store = RunStore(run_dir(raw)).create()
@@ -76,11 +80,19 @@ def test_the_session_closes_its_evaluator_and_finishes_the_card(tiny_run):
         opened.append(Evaluator(comparator="microcoder", workers=1, timeout_s=2.0))
         return opened[0]
 
-    with run_session(cfg, raw, run_id(raw), store, evaluator) as session:
+    request = GradeRequest("a", code=BURN, input_output=json.dumps({"inputs": [""], "outputs": ["1\n"]}))
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    with run_session(cfg, raw, run_id(raw), store, evaluator, world_size=3) as session:
         assert session.evaluator is opened[0]
         assert store.read_json("run_card.json")["status"] == CardStatus.RUNNING
+        assert session.evaluator.grade(request).passed
+    after = resource.getrusage(resource.RUSAGE_SELF)
     card = store.read_json("run_card.json")
     assert card["status"] == CardStatus.FINISHED and card["final"] == {"run_dir": str(store.path)}
-    request = GradeRequest("a", code="print(1)", input_output=json.dumps({"inputs": [""], "outputs": ["1\n"]}))
     with pytest.raises(RuntimeError, match="after shutdown"):
         opened[0].grade(request)
+    # The solution's 0.8 s of CPU ran in a sandbox worker: counted once the session closed the workers.
+    own_s = after.ru_utime + after.ru_stime - own.ru_utime - own.ru_stime
+    cost = card["compute"]
+    assert cost["cpu_s"] >= own_s + 0.7, (cost, own_s)
+    assert cost["world_size"] == 3 and len(cost["segments"]) == 1 and cost["wall_s"] >= 0.8

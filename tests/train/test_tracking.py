@@ -100,6 +100,16 @@ def test_step_metric_summaries_and_no_profiling(run) -> None:
     assert defined["train/eval/pass@1"].summary.max and defined["train/eval/pass@1"].summary.last
 
 
+def test_the_run_cost_reaches_the_summary(run) -> None:
+    run_dir, records = run
+    cost = json.loads((run_dir / "run_card.json").read_text())["compute"]
+    summary = wr.summary(records)
+    assert {k: summary[f"compute/{k}"] for k in ("wall_s", "cpu_s", "world_size")} == {
+        k: cost[k] for k in ("wall_s", "cpu_s", "world_size")
+    }
+    assert cost["cpu_s"] > 0 and cost["wall_s"] > 0
+
+
 def _md5(path: Path) -> str:
     return base64.b64encode(hashlib.md5(path.read_bytes()).digest()).decode()
 
