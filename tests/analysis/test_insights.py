@@ -170,3 +170,12 @@ def test_no_convergence_value_when_diversities_do_not_converge(iid: str) -> None
     frame, samples = _world("temperature", "T7")
     verdict = BY_ID[iid].run(frame, samples)
     assert verdict.status == "inconclusive" and verdict.reason.startswith("no convergence diversity"), verdict
+
+
+@pytest.mark.parametrize("iid", ["T5", "T6"])
+def test_a_lone_fixed_temperature_is_neither_the_lowest_nor_the_highest(tmp_path: Path, iid: str) -> None:
+    """A temperature sweep with one fixed arm finished (SIMULATED) decides neither claim about its ends."""
+    arms = {a: p for a, p in sim.PAPER["temperature"].items() if a == "0.6" or "->" in a or "~" in a}
+    sim.write_store(tmp_path, sim.make_sweep("temperature", arms, (0, 1, 2)))
+    verdict = BY_ID[iid].run(load(tmp_path), load_samples(tmp_path))
+    assert verdict.status == "inconclusive" and "fewer than 2 fixed temperatures" in verdict.reason

@@ -50,6 +50,8 @@ def _temperature_curves(ctx: Ctx) -> dict[str, pd.Series]:
 
 
 def _fixed(ctx: Ctx, at_least: int) -> list[Arm]:
+    """The fixed-temperature arms, lowest first; the lowest and the highest are only that among two or
+    more (a lone arm of a sweep still running is neither)."""
     fixed = ctx.fixed()
     if len(fixed) < at_least:
         raise NotEnoughData(f"fewer than {at_least} fixed temperatures (have {ctx.labels(ctx.arms)})")
@@ -202,7 +204,7 @@ def _collapse_verdict(ctx: Ctx, arm: Arm, expect_collapse: bool) -> Verdict:
     criterion=f"every run at the lowest fixed temperature collapses; {COLLAPSE}",
 )
 def lowest_temperature_fails(ctx: Ctx) -> Verdict:
-    return _collapse_verdict(ctx, _fixed(ctx, 1)[0], expect_collapse=True)
+    return _collapse_verdict(ctx, _fixed(ctx, 2)[0], expect_collapse=True)
 
 
 @insight(
@@ -214,7 +216,7 @@ def lowest_temperature_fails(ctx: Ctx) -> Verdict:
     criterion=f"no run at the highest fixed temperature collapses; {COLLAPSE}",
 )
 def highest_temperature_is_stable(ctx: Ctx) -> Verdict:
-    return _collapse_verdict(ctx, _fixed(ctx, 1)[-1], expect_collapse=False)
+    return _collapse_verdict(ctx, _fixed(ctx, 2)[-1], expect_collapse=False)
 
 
 @insight(
