@@ -41,9 +41,12 @@ chain() {
   done
 }
 
-# The data axis's third arm: the hard set the dataset pipeline builds (issue #7), same run length.
+# The data axis's third arm: the hard set the dataset pipeline builds (issue #7), same run length,
+# from the experiment's world, its pass rates sampled as the experiment evaluates.
+pipeline_params=()
+[ "$EXPERIMENT" = micro_campaign ] && pipeline_params=(params.world_version=2 params.temperature=1.0 params.max_new_tokens=240)
 pipeline_arm() {
-  [ -n "${DRY_RUN:-}" ] || $PY -m mcsweep.data build --config conf/data_pipeline/micro_hard.yaml
+  [ -n "${DRY_RUN:-}" ] || $PY -m mcsweep.data build --config conf/data_pipeline/micro_hard.yaml "${pipeline_params[@]}"
   $PY -m mcsweep data=micro_pipeline sweep_name=data experiment="$EXPERIMENT" "seed=$SEEDS" \
     launcher.torch_threads=1 hydra.launcher.n_jobs=1 "${dry[@]}" -m
 }

@@ -52,6 +52,8 @@ class PipelineConfig:
     name: str = "dataset"
     out_dir: str = "data/built/dataset"
     seed: int = 0
+    params: dict[str, Any] = field(default_factory=dict)
+    """Free values the rest of the file refers to as `${params.<name>}` (one override sets them all)."""
     collect: CollectConfig = field(default_factory=CollectConfig)
     process: ProcessConfig = field(default_factory=ProcessConfig)
     filter: FilterConfig = field(default_factory=FilterConfig)

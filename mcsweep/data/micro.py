@@ -13,26 +13,34 @@ from mcsweep.data.passrate import grade_samples
 from mcsweep.data.schema import Problem
 
 
-def micro_set(name: str = "pool", n: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
-    """A named micro-world set ('pool' is the pipeline's raw input, 'test' the held-out set)."""
+def micro_set(name: str = "pool", n: int | None = None, seed: int = 0, version: int = 1) -> list[dict[str, Any]]:
+    """A named set of micro world `version` ('pool' is the pipeline's raw input, 'test' the held-out set)."""
     from mcsweep.micro.problems import WorldSpec
     from mcsweep.micro.world import problem_set
 
-    return problem_set(name, WorldSpec(seed=seed), n)
+    return problem_set(name, WorldSpec(seed=seed, version=version), n)
+
+
+def _policy_spec(seed: int, version: int):
+    """The default micro policy of world `version`: the one a run with `model.micro.world_version`
+    trains from (same key, same cache entry)."""
+    from mcsweep.micro.policy import PolicySpec
+    from mcsweep.micro.problems import WorldSpec
+
+    return PolicySpec(world=WorldSpec(seed=seed, version=version))
 
 
 def _sample(
-    problems: list[Problem], k: int, temperature: float, max_new_tokens: int, batch: int, seed: int
+    problems: list[Problem], k: int, temperature: float, max_new_tokens: int, batch: int, seed: int, version: int
 ) -> list[list[str]]:
     """k sampled completions per problem from the cached micro policy (built once if missing)."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from mcsweep.micro.policy import PolicySpec, policy_path
-    from mcsweep.micro.problems import WorldSpec
+    from mcsweep.micro.policy import policy_path
     from mcsweep.micro.world import prompt_messages
 
-    path = policy_path(PolicySpec(world=WorldSpec(seed=seed)))
+    path = policy_path(_policy_spec(seed, version))
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path).eval()
     torch.manual_seed(seed)
@@ -59,21 +67,26 @@ def _sample(
 
 
 def micro_policy_pass_rates(
-    k: int = 8, temperature: float = 0.8, max_new_tokens: int = 160, batch: int = 16, seed: int = 0, workers: int = 2
+    k: int = 8,
+    temperature: float = 0.8,
+    max_new_tokens: int = 160,
+    batch: int = 16,
+    seed: int = 0,
+    workers: int = 2,
+    version: int = 1,
 ) -> PassRateProvider:
-    """Pass rates of the warm-started micro policy, k samples per problem, graded by the evaluator."""
-    from mcsweep.micro.policy import PolicySpec
-    from mcsweep.micro.problems import WorldSpec
+    """Pass rates of world `version`'s warm-started micro policy, k samples per problem, graded by the
+    evaluator."""
 
     def provide(problems: list[Problem]) -> dict[str, float]:
         from mcsweep.evaluator import Evaluator
 
-        samples = _sample(problems, k, temperature, max_new_tokens, batch, seed)
+        samples = _sample(problems, k, temperature, max_new_tokens, batch, seed, version)
         ev = Evaluator(workers=workers, timeout_s=2.0)
         try:
             return grade_samples(problems, samples, ev)
         finally:
             ev.close()
 
-    provide.cache_tag = PolicySpec(world=WorldSpec(seed=seed)).key()  # type: ignore[attr-defined]
+    provide.cache_tag = _policy_spec(seed, version).key()  # type: ignore[attr-defined]
     return provide
