@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Regenerate reports/micro/ from scratch: every axis sweep in the micro world under one experiment
 # (the temperature sweeps evaluate their temperature robustness in the run), then the report.
-# Two chains of sweeps run side by side, one run per core. Re-running skips finished runs (found by
-# their run id) and resumes interrupted ones, so a campaign can span several sessions.
+# The work is a queue of units (a sweep at one seed; the seeds sweep and the pipeline arm whole), the
+# longest first, pulled by two workers, one run per core: a worker takes the next unit as its last
+# one ends, so no core idles while work is left. Re-running skips finished runs (found by their run
+# id) and resumes interrupted ones, so a campaign can span several sessions.
 #   scripts/micro_report.sh     # experiment=micro_report: world 1, 40 steps, 1 seed (session 5's report)
 #   EXPERIMENT=micro_campaign SEEDS=0,1,2 scripts/micro_report.sh   # issue 19's campaign: world 2,
 #                               # 140 rollouts, 3 seeds per arm (conf/experiment/micro_campaign.yaml)
@@ -30,15 +32,7 @@ table1=()
 sweep() {
   local name=$1
   shift
-  local seeds=("seed=$SEEDS")
-  [ "$name" = seeds ] && seeds=()  # the seeds sweep sweeps the seed itself
-  $PY -m mcsweep +sweep="$name" experiment="$EXPERIMENT" "${seeds[@]}" hydra.launcher.n_jobs=1 "${dry[@]}" "$@" -m
-}
-
-chain() {
-  for name in "$@"; do
-    if [ "$name" = table1 ]; then sweep table1 "${table1[@]}"; else sweep "$name"; fi
-  done
+  $PY -m mcsweep +sweep="$name" experiment="$EXPERIMENT" hydra.launcher.n_jobs=1 "${dry[@]}" "$@" -m
 }
 
 # The data axis's third arm: the hard set the dataset pipeline builds (issue #7), same run length,
@@ -48,21 +42,57 @@ pipeline_params=()
 pipeline_arm() {
   [ -n "${DRY_RUN:-}" ] || $PY -m mcsweep.data build --config conf/data_pipeline/micro_hard.yaml "${pipeline_params[@]}"
   $PY -m mcsweep data=micro_pipeline sweep_name=data experiment="$EXPERIMENT" "seed=$SEEDS" \
-    launcher.torch_threads=1 hydra.launcher.n_jobs=1 "${dry[@]}" -m
+    launcher.torch_threads=1 hydra.launcher.n_jobs=1 "${dry[@]}" "$@" -m
+}
+
+# The seeds sweep first: other sweeps' points copy its finished runs (mcsweep.launch.reuse).
+units=(seeds)
+for name in temperature temperature_schedules masking context table1 evaluator data kl_clip batch; do
+  for seed in ${SEEDS//,/ }; do units+=("$name $seed"); done
+done
+units+=(pipeline)
+
+run_unit() {
+  local worker=$1 name=$2 seed=${3:-}
+  # A multirun folder per worker: two sweeps started in the same second would share one.
+  local dir=("hydra.sweep.dir=\${runs_root}/.hydra/multirun_\${now:%Y-%m-%d_%H-%M-%S}_w$worker")
+  case $name in
+    seeds) sweep seeds "${dir[@]}" ;;
+    pipeline) pipeline_arm "${dir[@]}" ;;
+    table1) sweep table1 "seed=$seed" "${table1[@]}" "${dir[@]}" ;;
+    *) sweep "$name" "seed=$seed" "${dir[@]}" ;;
+  esac
+}
+
+queue=$(mktemp -d)
+trap 'rm -rf "$queue"' EXIT
+echo 0 > "$queue/next"
+take() {  # the index of the next unit, under a lock shared by the workers
+  flock "$queue/next" bash -c 'i=$(cat "$0"); echo $((i + 1)) > "$0"; echo "$i"' "$queue/next"
+}
+worker() {
+  local i
+  while i=$(take) && [ "$i" -lt "${#units[@]}" ]; do
+    # shellcheck disable=SC2086  # a unit is "name [seed]"
+    run_unit "$1" ${units[$i]} || echo "${units[$i]}" >> "$queue/failed"
+  done
 }
 
 [ -d "$ARCHIVE" ] && $PY -m mcsweep.launch.archive unpack "$MCSWEEP_RUNS" "$ARCHIVE"
 if [ -z "${DRY_RUN:-}" ]; then
   pack() { $PY -m mcsweep.launch.archive pack "$MCSWEEP_RUNS" "$ARCHIVE"; }
   (while sleep 300; do pack; done) & packer=$!
-  trap 'kill "$packer" 2>/dev/null; pack' EXIT
+  trap 'kill "$packer" 2>/dev/null; pack; rm -rf "$queue"' EXIT
 fi
 
-chain temperature temperature_schedules evaluator data kl_clip batch & first=$!
-sleep 2  # distinct Hydra multirun folders (they are named by the second)
-(chain seeds context masking table1 && pipeline_arm) & second=$!
-wait "$first"
-wait "$second"
+worker 1 & first=$!
+worker 2 & second=$!
+wait "$first" "$second"
+if [ -s "$queue/failed" ]; then
+  echo "units that failed (re-run the script to retry them; their runs' cards say why):" >&2
+  sed 's/^/  /' "$queue/failed" >&2
+  exit 1
+fi
 [ -n "${DRY_RUN:-}" ] && exit 0
 $PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out "$REPORT" --notes reports/micro/notes.md \
   --title "mcsweep in the micro world (generated problems, 1.7M-parameter policy, CPU)"

@@ -60,7 +60,7 @@ class SweepFailed(CompactHydraException):
 class Point:
     index: int
     overrides: list[str]
-    label: str  # the overrides that vary across the sweep: how a user names the point
+    label: str  # the overrides that vary across the sweep, and the seed: how a user names the point
     run_id: str = ""
     run_dir: Path | None = None
     status: RunStatus = RunStatus.NEW
@@ -108,7 +108,9 @@ class ValidatingSweeper(BasicSweeper):
         parser = OverridesParser.create(config_loader=self.hydra_context.config_loader)
         overrides = parser.parse_overrides(self._parse_config() + list(arguments))
         combos = self.split_arguments(overrides, None)[0]  # at least [[]]: one point, no overrides
-        varying = [i for i in range(len(combos[0])) if len({c[i] for c in combos}) > 1]
+        # The seed names a point even when one sweep runs one seed (a campaign's unit, scripts/micro_report.sh).
+        first = combos[0]
+        varying = [i for i in range(len(first)) if len({c[i] for c in combos}) > 1 or first[i].startswith("seed=")]
         return [Point(n, list(c), " ".join(c[i] for i in varying) or " ".join(c)) for n, c in enumerate(combos)]
 
     def _check(self, points: list[Point]) -> None:

@@ -34,3 +34,19 @@ def test_campaign_dry_run_lists_every_arm_with_three_seeds(tmp_path):
     assert len(points) == 96 and len({run for _, run in points}) == 96
     assert len(seeds) == 30 and all(s == {"0", "1", "2"} for s in seeds.values())
     assert not list(tmp_path.glob("*/*/run_card.json"))  # nothing launched
+
+
+@pytest.mark.skipif(not (ROOT / ".venv/bin/python").exists(), reason="the script runs the project's .venv")
+def test_a_failing_unit_is_named_and_the_others_still_run(tmp_path):
+    """A bad seed fails its units (each one's error printed); the queue goes on to the rest, and the
+    script ends with the failed units listed and a non-zero status."""
+    env = {**os.environ, "DRY_RUN": "1", "SEEDS": "0,x", "MCSWEEP_RUNS": str(tmp_path)}
+    env["ARCHIVE"] = str(tmp_path / "no_archive")
+    out = subprocess.run(
+        ["bash", "scripts/micro_report.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
+    text = out.stdout + out.stderr
+    assert out.returncode == 1, text[-3000:]
+    failed = text.split("units that failed")[1].split()
+    assert {"masking", "batch", "pipeline"} <= set(failed) and "x" in failed and "0" not in failed
+    assert re.search(r"point #\d+ masking=\S+ seed=0 ", text) and re.search(r"point #\d+ batch=\S+ seed=0 ", text)

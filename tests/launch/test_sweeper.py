@@ -41,6 +41,12 @@ def test_dry_run_prints_points_ids_status_and_launches_nothing(tmp_path: Path, t
     assert not (tmp_path / "xs").exists()
 
 
+def test_a_fixed_seed_still_names_the_point(tmp_path: Path, tiny_app) -> None:
+    """A campaign runs a sweep one seed at a time: the seed is in each point's label, though it does not vary."""
+    points = _plan(tiny_app, tmp_path, "+sweep=xs", "seed=3", "x=1")
+    assert sorted(points) == ["temperature=high seed=3", "temperature=low seed=3"]  # x=1 fixed: not named
+
+
 def test_one_bad_point_launches_nothing_and_names_point_and_key(tmp_path: Path, tiny_app) -> None:
     out = tiny_app(tmp_path, "x=1,2", "temperature=low,bad")
     text = out.stdout + out.stderr
