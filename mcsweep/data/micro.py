@@ -6,11 +6,14 @@ the micro world's raw pool exactly as it runs on hub datasets.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcsweep.data.calibration import PassRateProvider
 from mcsweep.data.passrate import grade_samples
 from mcsweep.data.schema import Problem
+
+if TYPE_CHECKING:
+    from mcsweep.micro.policy import PolicySpec
 
 
 def micro_set(name: str = "pool", n: int | None = None, seed: int = 0, version: int = 1) -> list[dict[str, Any]]:
@@ -21,7 +24,7 @@ def micro_set(name: str = "pool", n: int | None = None, seed: int = 0, version: 
     return problem_set(name, WorldSpec(seed=seed, version=version), n)
 
 
-def _policy_spec(seed: int, version: int):
+def _policy_spec(seed: int, version: int) -> PolicySpec:
     """The default micro policy of world `version`: the one a run with `model.micro.world_version`
     trains from (same key, same cache entry)."""
     from mcsweep.micro.policy import PolicySpec
