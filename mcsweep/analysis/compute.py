@@ -15,8 +15,6 @@ from datetime import datetime
 from typing import Any
 
 RECORDED, ESTIMATED, COPY, UNKNOWN = "recorded", "estimated", "copy", "unknown"
-COST_FIELDS = ("cost", "wall_s", "cpu_s", "intervals")
-"""The fields `run_cost` adds to a load report's run entry."""
 
 
 def _time(stamp: Any) -> datetime | None:
@@ -32,8 +30,8 @@ def _seconds(start: Any, end: Any) -> float | None:
 
 
 def run_cost(card: dict[str, Any]) -> dict[str, Any]:
-    """`COST_FIELDS` of one run card: ``cost`` says where the numbers come from, ``intervals`` are
-    the (start, end) ISO times the run was busy."""
+    """The fields a load report's run entry gets from one run card: ``cost`` (where the numbers come
+    from), ``wall_s``, ``cpu_s`` and ``intervals`` (the (start, end) ISO times the run was busy)."""
     if card.get("reused_from"):
         return {"cost": COPY, "wall_s": 0.0, "cpu_s": 0.0, "intervals": []}
     record = card.get("compute") or {}
