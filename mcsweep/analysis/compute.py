@@ -63,13 +63,14 @@ def busy_seconds(intervals: Iterable[Sequence[str]]) -> float:
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Totals over load-report run entries: counts by cost source, summed run wall and CPU hours,
     the campaign's busy wall hours, and which runs were estimated or unknown."""
-    costed = [r for r in runs if r.get("cost") in (RECORDED, ESTIMATED)]
+    kinds = [r.get("cost") or UNKNOWN for r in runs]  # a load report older than the cost fields: unknown
+    costed = [r for r, k in zip(runs, kinds, strict=True) if k in (RECORDED, ESTIMATED)]
     return {
         "runs": len(runs),
-        **{kind: sum(r.get("cost") == kind for r in runs) for kind in (RECORDED, ESTIMATED, COPY, UNKNOWN)},
+        **{kind: kinds.count(kind) for kind in (RECORDED, ESTIMATED, COPY, UNKNOWN)},
         "run_wall_h": sum(r["wall_s"] for r in costed) / 3600,
         "core_h": sum(r["cpu_s"] or 0.0 for r in costed) / 3600,
         "busy_wall_h": busy_seconds(i for r in costed for i in r.get("intervals") or []) / 3600,
         "estimated_runs": sorted(r["run_id"] for r in runs if r.get("cost") == ESTIMATED),
-        "unknown_runs": sorted(r["run_id"] for r in runs if r.get("cost") == UNKNOWN),
+        "unknown_runs": sorted(r["run_id"] for r, k in zip(runs, kinds, strict=True) if k == UNKNOWN),
     }

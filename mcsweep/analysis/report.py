@@ -70,8 +70,9 @@ def _compute_section(rep: LoadReport) -> str:
     rows = []
     for sweep in by_sweep:
         part = compute.summary([r for r in rep.runs if str(r.get("sweep")) == sweep])
-        rows.append((sweep, part["runs"], part["copy"], round(part["run_wall_h"], 2), round(part["core_h"], 2)))
-    return text + "\n\n" + md_table(rows, ("sweep", "runs", "copies", "run hours", "core-hours"))
+        hours = (round(part["run_wall_h"], 2), round(part["core_h"], 2))
+        rows.append((sweep, part["runs"], part["copy"], part["unknown"], *hours))
+    return text + "\n\n" + md_table(rows, ("sweep", "runs", "copies", "cost unknown", "run hours", "core-hours"))
 
 
 def _sweeps_section(frame: pd.DataFrame) -> str:

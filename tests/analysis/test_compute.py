@@ -72,4 +72,12 @@ def test_summary_and_report_section():
     assert total["estimated_runs"] == ["b"] and total["unknown_runs"] == ["d"]
     text = _compute_section(LoadReport(runs=runs))
     assert "2.00 h" in text and "3.25 core-hours" in text and "Estimated" in text and ": b." in text
-    assert "| seeds | 2 | 0 | 2.5 | 3.25 |" in text and "| batch | 2 | 1 | 0 | 0 |" in text
+    assert "| seeds | 2 | 0 | 0 | 2.5 | 3.25 |" in text and "| batch | 2 | 1 | 1 | 0 | 0 |" in text
+
+
+def test_a_load_report_older_than_the_cost_fields_counts_its_runs_unknown():
+    """A report's shipped data from before the cost record has run entries without ``cost``."""
+    runs = [{"run_id": "x", "sweep": "seeds"}, *_entries(OLD)]
+    total = compute.summary(runs)
+    assert (total["runs"], total["unknown"], total["estimated"]) == (2, 1, 1) and total["unknown_runs"] == ["x"]
+    assert "| seeds | 2 | 0 | 1 | 1 | 2 |" in _compute_section(LoadReport(runs=runs))
