@@ -14,8 +14,8 @@ GROUPS: tuple[tuple[str, str, re.Pattern[str]], ...] = (
     ),
     (
         "too few seeds",
-        "no noise estimate: fewer than 2 seeds per arm and no seeds sweep",
-        re.compile(r"fewer than 2 seeds per arm|noise is unknown"),
+        "no noise estimate (fewer than 2 seeds per arm and no seeds sweep), or one run where runs must agree",
+        re.compile(r"fewer than 2 seeds per arm|noise is unknown|^fewer than \d+ runs to agree"),
     ),
     (
         "too short",

@@ -29,7 +29,8 @@ T_TEST = (
     f"t-test over seeds, two-sided alpha {cr.ALPHA:g} per part, every part needed for 'holds', a reversal "
     "significant at alpha/k (k parts) for 'contradicted'"
 )
-PER_RUN = "per-run threshold, every seed must agree"
+PER_RUN = "per-run threshold, every seed must agree (at least 2 runs)"
+MIN_RUNS = 2
 
 
 QUANTITY = SHORT | {
@@ -146,11 +147,16 @@ def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None) -> 
 
 
 def all_or_none(flags: dict[str, bool], what: str, numbers: dict[str, float]) -> Verdict:
-    """Per-run threshold criteria: every run meets it -> holds, none -> contradicted, else seeds disagree."""
+    """Per-run threshold criteria: every run meets it -> holds, none -> contradicted, else seeds disagree.
+
+    One run decides nothing: agreement needs at least MIN_RUNS runs, as the t-tests need two seeds."""
     if not flags:
         return Verdict(INCONCLUSIVE, "no runs with the metric", numbers, PER_RUN)
     hits = sum(flags.values())
     numbers = {**numbers, f"runs {what}": hits, "runs": len(flags)}
+    if len(flags) < MIN_RUNS:
+        reason = f"fewer than {MIN_RUNS} runs to agree: {what} in {hits} of {len(flags)}"
+        return Verdict(INCONCLUSIVE, reason, numbers, PER_RUN)
     if hits == len(flags):
         return Verdict(HOLDS, f"{what} in all {len(flags)} runs", numbers, PER_RUN)
     if hits == 0:

@@ -78,11 +78,12 @@ def test_header_counts_seeds_per_arm() -> None:
 
 def test_temperature_table_keeps_the_regular_evaluation_and_lengths_apart(tmp_path: Path) -> None:
     """The trainer's regular T=1.0 evaluation (4 samples, two lengths) is not evaluate-at-temperatures data."""
-    run = sim.make_run("temperature", "1.2", sim.PAPER["temperature"]["1.2"], 0)
+    runs = [sim.make_run("temperature", "1.2", sim.PAPER["temperature"]["1.2"], seed) for seed in (0, 1)]
     rng = sim._rng("regular")
-    for length in (sim.TRAIN_LEN, sim.EXT_LEN):
-        run.samples += [{**r, "max_length": length} for r in sim._samples(rng, 0, 1.0, 0.05)]
-    root = sim.write_store(tmp_path, [run])
+    for run in runs:
+        for length in (sim.TRAIN_LEN, sim.EXT_LEN):
+            run.samples += [{**r, "max_length": length} for r in sim._samples(rng, 0, 1.0, 0.05)]
+    root = sim.write_store(tmp_path, runs)
     table = temperature_table(load_samples(root))
     assert 1.0 not in set(table["eval_temperature"]) and set(table["max_length"]) == {sim.TRAIN_LEN}
     verdict = BY_ID["T1"].run(load(root), load_samples(root))

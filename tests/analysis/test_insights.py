@@ -179,3 +179,13 @@ def test_a_lone_fixed_temperature_is_neither_the_lowest_nor_the_highest(tmp_path
     sim.write_store(tmp_path, sim.make_sweep("temperature", arms, (0, 1, 2)))
     verdict = BY_ID[iid].run(load(tmp_path), load_samples(tmp_path))
     assert verdict.status == "inconclusive" and "fewer than 2 fixed temperatures" in verdict.reason
+
+
+@pytest.mark.parametrize("iid", ["T5", "T6"])
+def test_one_run_per_arm_decides_no_per_run_claim(tmp_path: Path, iid: str) -> None:
+    """'Every seed must agree' needs two seeds: one run of each fixed temperature (SIMULATED) decides
+    neither end's claim, though the same arms at three seeds do (the holding worlds above)."""
+    arms = {a: p for a, p in sim.PAPER["temperature"].items() if a in ("0.6", "1.2", "1.8")}
+    sim.write_store(tmp_path, sim.make_sweep("temperature", arms, (0,)))
+    verdict = BY_ID[iid].run(load(tmp_path), load_samples(tmp_path))
+    assert verdict.status == "inconclusive" and verdict.reason.startswith("fewer than 2 runs to agree"), verdict
