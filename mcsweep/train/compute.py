@@ -41,18 +41,19 @@ class SegmentClock:
     def __init__(self) -> None:
         self._wall0 = time.monotonic()
         self._cpu0 = cpu_seconds()
-        self._started = _iso()
+        self._started = stamp()
 
     def stop(self) -> Segment:
         return Segment(
             self._started,
-            _iso(),
+            stamp(),
             round(time.monotonic() - self._wall0, 3),
             round(cpu_seconds() - self._cpu0, 3),
         )
 
 
-def _iso() -> str:
+def stamp() -> str:
+    """Local time to the second, as run cards write their times (the cost record's segments too)."""
     return time.strftime("%Y-%m-%dT%H:%M:%S")
 
 

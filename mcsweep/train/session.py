@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -40,10 +39,6 @@ class RunSession:
     wandb_run: object | None
 
 
-def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S")
-
-
 def run_card(cfg: RunConfig, run_id: str) -> dict:
     import transformers
     import trl
@@ -57,7 +52,7 @@ def run_card(cfg: RunConfig, run_id: str) -> dict:
         "world": "micro" if cfg.model.kind == "micro" else cfg.model.path,
         "scale": cfg.scale,
         "status": CardStatus.RUNNING,
-        "started": now(),
+        "started": compute.stamp(),
         "versions": {
             "mcsweep": mcsweep.__version__,
             "trl": trl.__version__,
@@ -153,6 +148,6 @@ def run_session(
             closing.callback(evaluator.close)
             yield RunSession(store, evaluator, wandb_run)
         except BaseException:
-            store.update_card(status=CardStatus.FAILED, finished=now())
+            store.update_card(status=CardStatus.FAILED, finished=compute.stamp())
             raise
-        store.update_card(status=CardStatus.FINISHED, finished=now(), final=final_summary(store))
+        store.update_card(status=CardStatus.FINISHED, finished=compute.stamp(), final=final_summary(store))
