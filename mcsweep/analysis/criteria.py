@@ -45,6 +45,8 @@ MIN_EFFECT_ABS = 0.01
 """Smallest difference that counts for rates (pass@1, reward, diversity): one point."""
 MIN_EFFECT_REL_LENGTH = 0.03
 """Smallest length difference that counts: 3% of the mean length."""
+MAX_SEEDS = 30
+"""The most seeds per arm a report projects a within-noise difference to (beyond: 'more than 30')."""
 COLLAPSE_ABS, COLLAPSE_REL = 0.02, 0.10
 """A run collapses (fails) when its final pass@1 is below its smoothed peak by more than
 max(COLLAPSE_ABS, COLLAPSE_REL * peak)."""
@@ -138,6 +140,8 @@ class Cmp:
     sd: float | None = None
     flip: bool = False
     """True for a part that claims 'no difference' (D1's flat easy arm): its sign is +1 within noise."""
+    arms: int = 2
+    """2 for a two-sample comparison, 1 for a one-sample one (against 0)."""
 
     def threshold_at(self, alpha: float) -> float:
         if self.se is None or self.df < 1:
@@ -158,6 +162,19 @@ class Cmp:
     @property
     def sign(self) -> int | None:
         return self.sign_at(ALPHA)
+
+    def seeds_needed(self, alpha: float, most: int = MAX_SEEDS) -> int | None:
+        """Seeds per arm at which this difference, if it stayed as measured with the same seed SD, would
+        exceed its threshold at two-sided ``alpha``: what a within-noise part would take to count. None
+        when more seeds cannot decide it (no noise estimate, below the minimum effect, a 'no difference'
+        part) or would take more than ``most``."""
+        if self.sd is None or self.flip or not math.isfinite(self.diff) or abs(self.diff) <= self.eps:
+            return None
+        for n in range(2, most + 1):
+            se, df = self.sd * math.sqrt(self.arms / n), self.arms * (n - 1)
+            if abs(self.diff) > max(self.eps, float(stats.t.ppf(1 - alpha / 2, df)) * se):
+                return n
+        return None
 
     def numbers(self, name: str) -> dict[str, float]:
         return {
@@ -198,4 +215,4 @@ def compare(a: np.ndarray, b: np.ndarray | None, eps: float, borrowed: tuple[flo
         return Cmp(diff, None, eps)
     sd, df = noise
     se = sd * math.sqrt(sum(1 / len(g) for g in groups))
-    return Cmp(diff, se, eps, df, sd)
+    return Cmp(diff, se, eps, df, sd, arms=len(groups))

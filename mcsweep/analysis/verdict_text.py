@@ -13,9 +13,10 @@ import re
 
 import pandas as pd
 
+from mcsweep.analysis import criteria as cr
 from mcsweep.analysis import false_verdicts, reasons
 from mcsweep.analysis.tables import md_table
-from mcsweep.analysis.verdicts import CONTRADICTED, DEFINITION, HOLDS, INCONCLUSIVE, Observed, Part
+from mcsweep.analysis.verdicts import CONTRADICTED, DEFINITION, HOLDS, INCONCLUSIVE, WITHIN_NOISE, Observed, Part
 
 SHOWN_PARTS = 3
 _MEAN_KEY = re.compile(r"\[[^\]]*\]$")
@@ -113,6 +114,41 @@ def _other_numbers(numbers: dict) -> str:
     return md_table(rows, ("number", "value"))
 
 
+def _projection(p: Part) -> str:
+    """What one within-noise part would take to count, at its measured size and seed spread."""
+    way = "as claimed" if p.diff > 0 else "as a reversal"
+    if abs(p.diff) <= p.eps:
+        below = f"is below the minimum effect {_g(p.eps)}: at that size no number of seeds makes it count"
+        return f"{p.name} ({p.diff:+.3g}) {below}"
+    if p.seeds_needed is None:
+        return f"{p.name} ({p.diff:+.3g}) would need more than {cr.MAX_SEEDS} seeds per arm to count {way}"
+    return f"{p.name} ({p.diff:+.3g}) would count {way} at about {p.seeds_needed} seeds per arm"
+
+
+def _decided_at(weak: list[Part]) -> str:
+    """Seeds per arm at which the verdict itself would be decided, every difference staying as measured."""
+    reversals = [p.seeds_needed for p in weak if p.diff < 0 and p.seeds_needed]
+    if reversals:
+        return f" As measured, it would be contradicted at about {min(reversals)} seeds per arm."
+    if all(p.seeds_needed for p in weak):
+        return f" As measured, it would hold at about {max(p.seeds_needed or 0 for p in weak)} seeds per arm."
+    return " As measured, no number of seeds decides it: a larger effect (longer runs, a stronger arm) would."
+
+
+def decide_text(r: pd.Series) -> str:
+    """What more would decide an inconclusive verdict: its reason group's remedy or, for differences
+    within noise, the seeds per arm each would need if it kept its measured size and seed spread (a
+    projection, not a promise: the next seeds move the means too)."""
+    weak = [p for p in r.parts if p.outcome == WITHIN_NOISE]
+    if not weak:
+        return reasons.decides(reasons.group_of(r.reason)) + "."
+    now = min((o.n for o in r.observed), default=0)
+    lines = "; ".join(_projection(p) for p in weak[:SHOWN_PARTS])
+    more = f"; +{len(weak) - SHOWN_PARTS} more parts" if len(weak) > SHOWN_PARTS else ""
+    seeds_now = f", now {now} seed{'s' if now > 1 else ''} per arm" if now else ""
+    return f"At the measured sizes and seed spreads{seeds_now}: {lines}{more}.{_decided_at(weak)}"
+
+
 def insight_block(r: pd.Series, plots: dict[str, str], study: dict[str, str]) -> str:
     """One insight: claim, criterion, compared numbers per arm, differences against thresholds, verdict, plot."""
     rate = false_verdicts.describe(r.id)
@@ -132,6 +168,8 @@ def insight_block(r: pd.Series, plots: dict[str, str], study: dict[str, str]) ->
     if other := _other_numbers(r.numbers):
         parts.append(other)
     parts.append(f"**Verdict: {r.status}.** {r.reason}." + (f" Test: {test}" if test else ""))
+    if r.status == INCONCLUSIVE:
+        parts.append(f"**What would decide it.** {decide_text(r)}")
     if r.id in plots:
         parts.append(f"![{r.id}: the compared numbers per arm]({plots[r.id]})")
     if r.figure:

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from mcsweep.analysis import check_all, load, load_samples, reasons, report_data, style, verdict_text
 from mcsweep.analysis.arms import arm_of
-from mcsweep.analysis.criteria import MIN_EFFECT_ABS
+from mcsweep.analysis.criteria import ALPHA, MAX_SEEDS, MIN_EFFECT_ABS, compare
 from mcsweep.analysis.figures import arm_panel, describe, draw
 from mcsweep.analysis.samples import temperature_table
 from mcsweep.analysis.tables import passk_markdown, passk_rows, table1_markdown
-from mcsweep.analysis.verdicts import INCONCLUSIVE, NO_NOISE
+from mcsweep.analysis.verdicts import INCONCLUSIVE, NO_NOISE, WITHIN_NOISE, part_of
 
 
 @pytest.fixture(scope="module")
@@ -239,3 +241,34 @@ def test_one_config_in_two_sweeps_has_one_config_key(tmp_path: Path) -> None:
         (run / "metrics.jsonl").write_text(json.dumps({"step": 1, "reward": 0.5}) + "\n")
     keys = load(tmp_path).drop_duplicates("run_id").set_index("run_id")["config_key"]
     assert keys["a"] == keys["b"] != keys["c"]  # train.micro_batch is a launch-only key
+
+
+def test_every_inconclusive_block_says_what_would_decide_it(layout: tuple[Path, str]) -> None:
+    """Issue 19: each inconclusive insight's block names what more would decide it; a decided one does not."""
+    _, text = layout
+    blocks = re.split(r'(?=^<a id="[a-z0-9_]+"></a>$)', text, flags=re.M)[1:]
+    inconclusive = [b for b in blocks if re.search(r"^### \S+ · \S+ · inconclusive$", b, re.M)]
+    decided = [b for b in blocks if re.search(r"^### \S+ · \S+ · (holds|contradicted)$", b, re.M)]
+    assert inconclusive and decided
+    assert all("**What would decide it.** " in b for b in inconclusive)
+    assert not any("**What would decide it.**" in b for b in decided)
+
+
+def test_a_difference_within_noise_is_projected_to_the_seeds_that_would_count_it() -> None:
+    """Seed SD 0.02, +0.03 between two arms of 2 seeds: within noise now, beyond it at a few seeds more;
+    a difference below the minimum effect counts at no number of seeds."""
+    rng = np.random.default_rng(0)
+    a, b = 0.5 + rng.normal(0, 0.02, 2), 0.47 + rng.normal(0, 0.02, 2)
+    c = compare(a, b, MIN_EFFECT_ABS)
+    assert c.sign == 0, c
+    n = c.seeds_needed(ALPHA)
+    assert n is not None and 2 < n <= MAX_SEEDS
+    at_n = c.sd * np.sqrt(2 / n) * stats.t.ppf(1 - ALPHA / 2, 2 * (n - 1))
+    before = c.sd * np.sqrt(2 / (n - 1)) * stats.t.ppf(1 - ALPHA / 2, 2 * (n - 2))
+    assert abs(c.diff) > max(MIN_EFFECT_ABS, at_n) and abs(c.diff) <= max(MIN_EFFECT_ABS, before)
+    assert replace(c, diff=0.009).seeds_needed(ALPHA) is None  # below the minimum effect
+    part = part_of("acc[a]>[b]", c, ALPHA)
+    assert part.outcome == WITHIN_NOISE and part.seeds_needed == n
+    row = pd.Series({"reason": "difference within noise: acc[a]>[b]", "parts": (part,), "observed": ()})
+    assert f"would count as claimed at about {n} seeds per arm" in verdict_text.decide_text(row)
+    assert f"it would hold at about {n} seeds per arm" in verdict_text.decide_text(row)
