@@ -46,7 +46,7 @@ GROUPS: tuple[Group, ...] = (
         "the runs lack the measurement (an evaluation, a judge, samples) or the world shows no such event",
         re.compile(
             r"^no evaluation at|^no test pass@1 graded|^no evaluate-at-temperatures|^no run whose|^no runs with"
-            r"|^no temperature starts|unchanged at the grid|^no convergence|^fewer than 2 stable"
+            r"|^no temperature starts|unchanged at the grid|^fewer than 2 stable"
         ),
         "the measurement the verdict names, or runs in which the event it is about happens (a longer run, "
         "a finer grid, another world)",
@@ -54,7 +54,7 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "premise not established",
         "a claim it presupposes is not established",
-        re.compile(r"^presupposes"),
+        re.compile(r"^presupposes|^no convergence diversity"),  # T4, T8 presuppose T7's convergence
         "deciding the claim it presupposes first (named in the verdict)",
     ),
     Group(

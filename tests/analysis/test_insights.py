@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from mcsweep.analysis import INSIGHTS, check_all, load, load_samples
+from mcsweep.analysis import INSIGHTS, check_all, load, load_samples, reasons
 from mcsweep.analysis.insights import BY_ID
 from mcsweep.analysis.verdicts import NO_NOISE
 
@@ -170,6 +170,7 @@ def test_no_convergence_value_when_diversities_do_not_converge(iid: str) -> None
     frame, samples = _world("temperature", "T7")
     verdict = BY_ID[iid].run(frame, samples)
     assert verdict.status == "inconclusive" and verdict.reason.startswith("no convergence diversity"), verdict
+    assert reasons.group_of(verdict.reason) == "premise not established"  # T7's convergence
 
 
 @pytest.mark.parametrize("iid", ["T5", "T6"])
