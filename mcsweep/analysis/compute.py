@@ -71,6 +71,8 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "run_wall_h": sum(r["wall_s"] for r in costed) / 3600,
         "core_h": sum(r["cpu_s"] or 0.0 for r in costed) / 3600,
         "busy_wall_h": busy_seconds(i for r in costed for i in r.get("intervals") or []) / 3600,
-        "estimated_runs": sorted(r["run_id"] for r in runs if r.get("cost") == ESTIMATED),
-        "unknown_runs": sorted(r["run_id"] for r, k in zip(runs, kinds, strict=True) if k == UNKNOWN),
+        **{
+            f"{kind}_runs": sorted(r["run_id"] for r, k in zip(runs, kinds, strict=True) if k == kind)
+            for kind in (ESTIMATED, UNKNOWN)
+        },
     }

@@ -29,8 +29,8 @@ T_TEST = (
     f"t-test over seeds, two-sided alpha {cr.ALPHA:g} per part, every part needed for 'holds', a reversal "
     "significant at alpha/k (k parts) for 'contradicted'"
 )
-PER_RUN = "per-run threshold, every seed must agree (at least 2 runs)"
 MIN_RUNS = 2
+PER_RUN = f"per-run threshold, every seed must agree (at least {MIN_RUNS} runs)"
 
 
 QUANTITY = SHORT | {
