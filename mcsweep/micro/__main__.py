@@ -1,8 +1,9 @@
 """`python -m mcsweep.micro stats [options] [hydra overrides]`: each axis's mechanism at step 0.
 
 Measures, for the policy and world of the run that `python -m mcsweep <overrides>` would start
-(e.g. `model.micro.world_version=2`): the strict judge's rejections of correct answers, truncation
-per length and difficulty, diversity and pass@1 against temperature, and pass@1 per training set.
+(e.g. `+model.micro.world_version=2`, or `experiment=micro_campaign`): the strict judge's
+rejections of correct answers, truncation per length and difficulty, diversity and pass@1 against
+temperature, and pass@1 per training set.
 Writes the numbers as JSON and as the world's markdown datasheet.
 """
 

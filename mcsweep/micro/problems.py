@@ -208,9 +208,9 @@ def solution_code_v2(chain: list[Step], fmt: str, rng: random.Random, variants: 
 def plan_text(chain: list[Step], rng: random.Random, version: int = 1) -> str:
     """The reasoning preamble: it grows with difficulty, so truncation can happen in the micro world.
 
-    World 1 checks each of the n steps 0 to n-1 times; world 2 makes 0 to 2(n-1) checks in all, so that
-    at the micro lengths (160/240/320) a share of hard responses outgrows the short context, few the
-    middle one and none the long one (docs/micro_world.md measures it)."""
+    World 1 checks each of the n steps 0 to n-1 times; world 2 makes 0 to 2(n-1) checks in all. At the
+    micro lengths (160/240/320) world 2's step-0 policy outgrows only the short one, on 17% of hard
+    problems, and neither the middle nor the long one (docs/micro_world.md measures it)."""
     n = len(chain)
     spots = Counter(rng.randint(1, n) for _ in range(rng.randint(0, 2 * (n - 1)))) if version > 1 else Counter()
     lines = ["Plan:"]
