@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import struct
+import time
 from pathlib import Path
 from typing import Any
 
 import torch
+from google.protobuf.message import DecodeError
 from hydra import compose, initialize_config_dir
 from wandb.proto import wandb_internal_pb2 as pb
 
@@ -57,7 +59,13 @@ def train_tiny_wandb_run(runs_root: Path, seed: int = 0, temperature_eval: bool 
     return run_dir
 
 
+class IncompleteRecords(ValueError):
+    """A `.wandb` file that ends inside a record or holds no exit record yet: still being written."""
+
+
 def read_records(path: Path) -> list[pb.Record]:
+    """Every record of one `.wandb` file; IncompleteRecords if it ends inside a record or one does not
+    parse (wandb-core may still be flushing it)."""
     data = path.read_bytes()
     if data[:4] != b":W&B":
         raise ValueError(f"{path} is not a .wandb file (header {data[:7]!r})")
@@ -71,22 +79,43 @@ def read_records(path: Path) -> list[pb.Record]:
         if kind == 0 and length == 0:
             pos += left
             continue
+        if pos + 7 + length > len(data):
+            raise IncompleteRecords(f"{path} ends inside a record at byte {pos}")
         payload += data[pos + 7 : pos + 7 + length]
         pos += 7 + length
         if kind in (FULL, LAST):
             record = pb.Record()
-            record.ParseFromString(payload)
+            try:
+                record.ParseFromString(payload)
+            except DecodeError as err:
+                raise IncompleteRecords(f"{path}: record ending at byte {pos} does not parse ({err})") from err
             records.append(record)
             payload = b""
     return records
 
 
-def run_records(run_dir: Path) -> list[pb.Record]:
-    """Records of every W&B session of the run (training, then each resume), in order."""
+def _complete_records(path: Path) -> list[pb.Record]:
+    records = read_records(path)
+    if not any(r.WhichOneof("record_type") == "exit" for r in records):
+        raise IncompleteRecords(f"{path} has no exit record yet")
+    return records
+
+
+def run_records(run_dir: Path, wait_s: float = 60.0) -> list[pb.Record]:
+    """Records of every W&B session of the run (training, then each resume), in order. A file still
+    being flushed after `wandb.finish()` returned (seen under heavy load) is read again until it is
+    complete, for up to `wait_s` seconds."""
     files = sorted(run_dir.glob("wandb/*run-*/run-*.wandb"), key=lambda p: p.parent.name)
     if not files:
         raise FileNotFoundError(f"no .wandb file under {run_dir}/wandb")
-    return [r for f in files for r in read_records(f)]
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return [r for f in files for r in _complete_records(f)]
+        except IncompleteRecords:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def _items(items: Any) -> dict[str, Any]:

@@ -157,3 +157,20 @@ def test_new_columns_and_row_fields_flow_through_generically() -> None:
         for m in (EVAL_KEY.match(f"{prefix}/{k}") for k in ("pass@1", "pass@1/common_length"))
     }
     assert parsed == {("64", "pass@1"), ("64", "pass@1/common_length")}
+
+
+def test_records_of_a_file_still_being_written_are_not_read_as_complete(run, tmp_path: Path) -> None:
+    """The `.wandb` reader behind these tests: a file cut inside a record, or without its exit record
+    (wandb-core still flushing), is IncompleteRecords, and run_records waits for it rather than
+    reading a partial run."""
+    run_dir, records = run
+    assert any(r.WhichOneof("record_type") == "exit" for r in records)
+    path = sorted(run_dir.glob("wandb/*run-*/run-*.wandb"))[0]
+    data = path.read_bytes()
+    cut = tmp_path / "wandb" / "offline-run-cut" / "run-cut.wandb"
+    cut.parent.mkdir(parents=True)
+    cut.write_bytes(data[: wr.HEADER + 7 + 1])  # one byte into the first record's payload
+    with pytest.raises(wr.IncompleteRecords):
+        wr.read_records(cut)
+    with pytest.raises(wr.IncompleteRecords):
+        wr.run_records(tmp_path, wait_s=0.6)
