@@ -9,7 +9,8 @@
 #   EXPERIMENT=micro_campaign SEEDS=0,1,2 scripts/micro_report.sh   # issue 19's campaign: world 2,
 #                               # 140 rollouts, 3 seeds per arm (conf/experiment/micro_campaign.yaml)
 #   DRY_RUN=1 ... scripts/micro_report.sh   # list every run (arm, seed, run id, status), run nothing
-# Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT). Finished runs
+# Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT), headed by
+# campaigns/<experiment>/notes.md (or $NOTES): how the runs were made. Finished runs
 # are also packed, every 5 minutes and at the end, into campaigns/<experiment>/ (or $ARCHIVE; commit
 # it), with the base policy they started from; a re-run on a fresh machine first restores from there
 # (mcsweep.launch.archive), so the campaign resumes with the same base weights.
@@ -20,9 +21,14 @@ EXPERIMENT="${EXPERIMENT:-micro_report}"
 SEEDS="${SEEDS:-0}"
 REPORT="${REPORT:-reports/micro/}"
 ARCHIVE="${ARCHIVE:-campaigns/$EXPERIMENT}"
+NOTES="${NOTES:-campaigns/$EXPERIMENT/notes.md}"  # how the experiment's runs were made, put under the report's title
 PY=.venv/bin/python
 dry=()
 [ -n "${DRY_RUN:-}" ] && dry=(hydra.sweeper.dry_run=true)
+if [ -z "${DRY_RUN:-}" ] && [ ! -f "$NOTES" ]; then  # checked now, not after hours of runs
+  echo "no notes for the report: $NOTES (say how the runs are made, or set NOTES=<file>)" >&2
+  exit 2
+fi
 
 # Table 1's presets make one update per rollout, the analysis base two: the campaign's Table 1 runs
 # half the optimizer steps for the same 140 rollouts, its switch to high temperature at the same share.
@@ -94,5 +100,5 @@ if [ -s "$queue/failed" ]; then
   exit 1
 fi
 [ -n "${DRY_RUN:-}" ] && exit 0
-$PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out "$REPORT" --notes reports/micro/notes.md \
+$PY -m mcsweep.analysis report "$MCSWEEP_RUNS" --out "$REPORT" --notes "$NOTES" \
   --title "mcsweep in the micro world (generated problems, 1.7M-parameter policy, CPU)"

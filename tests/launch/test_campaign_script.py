@@ -50,3 +50,16 @@ def test_a_failing_unit_is_named_and_the_others_still_run(tmp_path):
     failed = text.split("units that failed")[1].split()
     assert {"masking", "batch", "pipeline"} <= set(failed) and "x" in failed and "0" not in failed
     assert re.search(r"point #\d+ masking=\S+ seed=0 ", text) and re.search(r"point #\d+ batch=\S+ seed=0 ", text)
+
+
+@pytest.mark.skipif(not (ROOT / ".venv/bin/python").exists(), reason="the script runs the project's .venv")
+@pytest.mark.parametrize("experiment", ["micro_report", "micro_campaign"])
+def test_a_campaign_without_its_report_notes_stops_before_any_run(tmp_path, experiment):
+    """The notes that head the report are checked at the start, not after hours of runs; each shipped
+    experiment has its own."""
+    assert (ROOT / "campaigns" / experiment / "notes.md").is_file()
+    env = {**os.environ, "EXPERIMENT": experiment, "MCSWEEP_RUNS": str(tmp_path), "NOTES": str(tmp_path / "none.md")}
+    env["ARCHIVE"] = str(tmp_path / "no_archive")
+    out = subprocess.run(["bash", "scripts/micro_report.sh"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 2 and "no notes for the report" in out.stderr and "none.md" in out.stderr
+    assert not list(tmp_path.iterdir())
