@@ -6,6 +6,7 @@ passes proves containment, and one that fails names the hole.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -518,6 +519,71 @@ def test_namespaces_mounts_ptrace_keyrings_and_bpf_are_denied(hostile):
     )
     assert probe(hostile, code).passed
     assert {"unshare", "mount", "ptrace", "keyctl", "bpf", "io_uring_setup"} <= set(hostile.isolation.seccomp)
+
+
+def test_terminal_injection_and_socket_families_beyond_unix_and_ip_are_denied(hostile):
+    """TIOCSTI (typing commands into a terminal) and TIOCLINUX fail even on a descriptor that is no
+    terminal, also with upper bits set in the request (the kernel reads 32); AF_VSOCK, which no network
+    namespace isolates, and netlink fail, also with upper bits in the family; unix and IP sockets work."""
+    needs_isolation(hostile)
+    code = (
+        "import ctypes, errno, fcntl, socket, termios\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "def raw(*args):\n    if libc.syscall(*args) < 0:\n        raise OSError(ctypes.get_errno(), '')\n"
+        "got = []\nfor name, call in [\n"
+        "    ('tiocsti', lambda: fcntl.ioctl(0, termios.TIOCSTI, b'x')),\n"
+        "    ('tiocsti_upper_bits', lambda: raw(16, 0, 0x100005412, ctypes.c_char_p(b'x'))),\n"
+        "    ('tioclinux', lambda: raw(16, 0, 0x541C, ctypes.c_char_p(b'x'))),\n"
+        "    ('vsock', lambda: socket.socket(40, socket.SOCK_STREAM)),\n"
+        "    ('vsock_upper_bits', lambda: raw(41, 0x100000028, 1, 0)),\n"
+        "    ('netlink', lambda: socket.socket(16, socket.SOCK_RAW)),\n"
+        "    ('unix_pair', socket.socketpair),\n"
+        "    ('inet', lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),\n"
+        "]:\n"
+        "    try:\n        call()\n        got.append(name + ' ok')\n"
+        "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
+        "print(', '.join(got))\n"
+    )
+    answer = (
+        "tiocsti EPERM, tiocsti_upper_bits EPERM, tioclinux EPERM, vsock EAFNOSUPPORT, vsock_upper_bits "
+        "EAFNOSUPPORT, netlink EAFNOSUPPORT, unix_pair ok, inet ok"
+    )
+    assert probe(hostile, code, answer).passed
+
+
+def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
+    """Run from an interactive terminal (a pty its session controls, as a shell gives), the grader's
+    solutions find no /dev/tty to type commands into or to send ^C to the grader through."""
+    import pty
+
+    flag = tmp_path / "typed"
+    solution = (
+        "import fcntl, os, termios\ntry:\n    fd = os.open('/dev/tty', os.O_RDWR)\nexcept OSError:\n"
+        "    print('contained')\nelse:\n    print('opened')\n"
+        f"    for c in b'touch {flag}\\n\\x03':\n        fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))\n"
+    )
+    grader = (
+        "import json, sys\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+        "ev = Evaluator(workers=1, timeout_s=2.0)\n"
+        "r = ev.grade(GradeRequest('t', code=sys.argv[1], input_output=json.dumps({'inputs': [''], "
+        "'outputs': ['contained\\n']})))\nev.close()\nprint('VERDICT', r.verdict, flush=True)\n"
+        "print('READ', repr(sys.stdin.readline()))\n"
+    )
+    pid, master = pty.fork()
+    if pid == 0:  # a new session whose controlling terminal is the pty
+        os.execv(sys.executable, [sys.executable, "-c", grader, solution])
+    out, end = b"", time.monotonic() + 60
+    while b"VERDICT" not in out and time.monotonic() < end:
+        with contextlib.suppress(OSError):
+            out += os.read(master, 4096)
+    os.write(master, b"typed by us\n")  # what the grader then reads is ours, nothing a solution typed
+    while b"READ" not in out and time.monotonic() < end:
+        with contextlib.suppress(OSError):
+            out += os.read(master, 4096)
+    _, status = os.waitpid(pid, 0)
+    os.close(master)
+    text = out.decode(errors="replace")
+    assert "VERDICT accepted" in text and "READ 'typed by us" in text, text
+    assert os.waitstatus_to_exitcode(status) == 0 and not flag.exists()
 
 
 # Class 11: correct programs a judge accepts.

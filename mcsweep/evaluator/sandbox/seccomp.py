@@ -1,7 +1,8 @@
 """A seccomp filter (built with pyseccomp, the ctypes bindings of libseccomp) that denies a solution the
 system calls no contest solution needs: new namespaces, mounts, tracing other processes, kernel keyrings,
-BPF, io_uring (which would bypass the filter), module loading, clocks, reboot... Denied calls fail with
-EPERM (so the solution sees an ordinary OSError); everything else is allowed."""
+BPF, io_uring (which would bypass the filter), module loading, clocks, reboot, terminal injection, socket
+families other than unix and IP... Denied calls fail with EPERM (a socket family with EAFNOSUPPORT), so
+the solution sees an ordinary OSError; everything else is allowed."""
 
 from __future__ import annotations
 
@@ -61,6 +62,11 @@ DENIED = (
     "setdomainname",
     "vhangup",
 )
+# ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
+# for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote
+# has no controlling one); these deny it even one that leaked.
+DENIED_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
+ALLOWED_SOCKET_FAMILIES = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
 # clone() with any of these flags makes a new namespace; clone3 hides its flags in memory the filter
 # cannot read, so it fails with ENOSYS and the C library falls back to clone().
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
@@ -89,13 +95,32 @@ def build_filter() -> tuple[bytes, list[str], str]:
             except (OSError, ValueError, RuntimeError):  # not a system call on this architecture
                 continue
             denied.append(name)
+        for request in DENIED_IOCTLS.values():
+            # the kernel reads the request as 32 bits: compare those, whatever the upper ones hold
+            flt.add_rule(
+                pyseccomp.ERRNO(errno.EPERM), "ioctl", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, request)
+            )
+        _allow_socket_families(pyseccomp, flt)
         for flag in CLONE_NAMESPACE_FLAGS:
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
         flt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
         program = _export(flt)
     except (OSError, ValueError, RuntimeError) as err:
         return b"", [], f"no seccomp filter: {err}"
-    return program, [*denied, "clone(namespace flags)", "clone3"], ""
+    extra = [f"ioctl({name})" for name in DENIED_IOCTLS] + ["socket families but AF_UNIX/AF_INET/AF_INET6"]
+    return program, [*denied, *extra, "clone(namespace flags)", "clone3"], ""
+
+
+def _allow_socket_families(pyseccomp, flt) -> None:
+    """socket() and socketpair() only for AF_UNIX, AF_INET and AF_INET6 (the last two inside an empty
+    network namespace): a family the namespace does not isolate (AF_VSOCK reaches the hypervisor's
+    services) or that talks to the kernel (netlink, packet, bluetooth...) fails with EAFNOSUPPORT. A
+    family with any upper bit set is above AF_INET6 too, so the kernel's 32-bit reading cannot slip by."""
+    deny = pyseccomp.ERRNO(errno.EAFNOSUPPORT)
+    for call in ("socket", "socketpair"):
+        flt.add_rule(deny, call, pyseccomp.Arg(0, pyseccomp.GT, max(ALLOWED_SOCKET_FAMILIES)))
+        for family in set(range(max(ALLOWED_SOCKET_FAMILIES))) - set(ALLOWED_SOCKET_FAMILIES):
+            flt.add_rule(deny, call, pyseccomp.Arg(0, pyseccomp.EQ, family))
 
 
 def _export(flt: object) -> bytes:

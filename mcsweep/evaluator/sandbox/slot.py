@@ -83,6 +83,7 @@ class Slot:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             cwd="/",
+            start_new_session=True,  # no controlling terminal: /dev/tty (TIOCSTI, ^C to the grader) is gone
         )
         theirs.close()
         self.pending: tuple[int, RunFds] | None = None
