@@ -64,29 +64,31 @@ class Job:
         return RESULT_FACTOR * len(self.problem.tests[index].output.encode()) + RESULT_SLACK
 
 
-def read_report(fd: int, cap: int, timeout: float) -> bytes | str:
-    """One report line from ``fd`` within ``timeout`` seconds, or why not; reads at most ``cap`` bytes
-    (linear in what arrives; ``poll``, so any descriptor number works)."""
+def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list[bytes], str]:
+    """Up to ``lines`` report lines from ``fd`` within ``timeout`` seconds, and why it stopped short
+    ("" when it did not): the child's end, the time, or ``cap`` bytes (linear in what arrives; ``poll``, so
+    any descriptor number works)."""
     end = time.monotonic() + timeout
     poller = select.poll()
     poller.register(fd, select.POLLIN)
-    chunks: list[bytes] = []
-    size = 0
-    while True:
+    got: list[bytes] = []
+    buffer, size = b"", 0
+    while len(got) < lines:
+        if b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            got.append(line)
+            continue
         left = end - time.monotonic()
         if left <= 0 or not poller.poll(int(left * 1000) + 1):
-            return _TIMEOUT
+            return got, _TIMEOUT
         chunk = os.read(fd, min(1 << 20, cap + 1 - size))
         if not chunk:
-            return _EOF
-        nl = chunk.find(b"\n")
-        if nl >= 0:
-            chunks.append(chunk[:nl])
-            return b"".join(chunks)
-        chunks.append(chunk)
+            return got, _EOF
+        buffer += chunk
         size += len(chunk)
         if size > cap:
-            return _OVERFLOW
+            return got, _OVERFLOW
+    return got, ""
 
 
 def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
@@ -144,13 +146,25 @@ def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) ->
     return TestResult(index, "runtime_error", error=f"exit status {code} before the test finished")
 
 
-def _reported(job: Job, index: int, line: bytes, out_fd: int, limits: Limits) -> TestResult:
+def _decoded(index: int, line: bytes) -> Report | TestResult:
     try:
         report = Report.decode(line)
     except MessageError:
         return TestResult(index, "runtime_error", error="malformed report from the sandbox")
     if report.i != index:
         return TestResult(index, "runtime_error", error="report for another test")
+    return report
+
+
+def _reported(job: Job, index: int, report: Report, exited: Exited, out_fd: int, limits: Limits) -> TestResult:
+    """The solution's outcome line, believed as far as the child's exit status bears it out: the solution
+    could have written it (ahead of a crash, a hang or other output), but not its own exit status."""
+    if report.status in ("compiled", "compile_error"):  # the child says these first or never
+        return TestResult(index, "runtime_error", error="the solution wrote to the report channel")
+    status = exited.status
+    code = os.waitstatus_to_exitcode(status) if status is not None and os.WIFEXITED(status) else None
+    if code is None or (report.status == "ok") != (code == 0):
+        return _death(job, index, exited, out_fd, limits)
     if report.status != "ok" or job.problem.call_based:
         return judge(job, index, report.status, report.result, report.err)
     text = _stdout(out_fd, limits)
@@ -159,20 +173,32 @@ def _reported(job: Job, index: int, line: bytes, out_fd: int, limits: Limits) ->
     return judge(job, index, "ok", text, report.err)
 
 
-def _verdict(job: Job, index: int, got: bytes | str, exited: Exited, out_fd: int, limits: Limits) -> TestResult:
+def _verdict(
+    job: Job, index: int, got: tuple[list[bytes], str], exited: Exited, killed: bool, out_fd: int, limits: Limits
+) -> TestResult:
+    """From what the grader knows for itself (memory, CPU, whether the run ended in time, its exit status,
+    its output) first; the report lines where those leave it open."""
     if exited.oom_killed:
         return TestResult(index, "memory_limit", error="the test's processes exceeded the memory limit")
     if exited.cpu_s > limits.timeout_s:
         return TestResult(index, "time_limit", error=f"CPU time of the test's processes {exited.cpu_s:.2f} s")
-    if isinstance(got, bytes):
-        return _reported(job, index, got, out_fd, limits)
-    if got == _EOF:
-        return _death(job, index, exited, out_fd, limits)
-    if got == _OVERFLOW:
+    lines, short = got
+    if lines:  # the first line is ours: written before any of the solution's code ran
+        stage = _decoded(index, lines[0])
+        if isinstance(stage, TestResult) or stage.status == "compile_error":
+            return stage if isinstance(stage, TestResult) else judge(job, index, stage.status, "", stage.err)
+        if stage.status != "compiled":
+            return TestResult(index, "runtime_error", error="malformed report from the sandbox")
+    if short == _TIMEOUT or killed:
+        return TestResult(index, "time_limit", error="wall time limit")
+    if len(lines) == 2:
+        report = _decoded(index, lines[1])
+        return report if isinstance(report, TestResult) else _reported(job, index, report, exited, out_fd, limits)
+    if short == _OVERFLOW:
         if job.problem.call_based:
             return TestResult(index, "wrong_answer", error="result far larger than the expected one")
         return TestResult(index, "runtime_error", error="report over its size cap")
-    return TestResult(index, "time_limit", error="wall time limit")
+    return _death(job, index, exited, out_fd, limits)
 
 
 def _send(fd: int, data: bytes) -> None:
@@ -196,11 +222,11 @@ def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) 
         end = min(t0 + limits.timeout_s, deadline)
         got = read_report(fds.res_r, cap, end - time.monotonic())
         wall = time.monotonic() - t0
-        exited = slot.exited(run, 0.0 if got == _TIMEOUT else max(0.0, end - time.monotonic()))
+        exited = slot.exited(run, 0.0 if got[1] == _TIMEOUT else max(0.0, end - time.monotonic()))
         if exited.error:
             raise SandboxError(f"test {index}: {exited.error}")
-        result = _verdict(job, index, got, exited, fds.out_fd, limits)
-        if got == _TIMEOUT and time.monotonic() >= deadline:
+        result = _verdict(job, index, got, exited, slot.killed, fds.out_fd, limits)
+        if (got[1] == _TIMEOUT or slot.killed) and time.monotonic() >= deadline:
             result.error = "total time limit"
         result.time_s = round(wall, 4)
         return result

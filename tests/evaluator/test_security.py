@@ -563,7 +563,7 @@ def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     )
     grader = (
         "import json, sys\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
-        "ev = Evaluator(workers=1, timeout_s=2.0)\n"
+        "ev = Evaluator(workers=1, timeout_s=10.0, total_timeout_s=30.0)\n"
         "r = ev.grade(GradeRequest('t', code=sys.argv[1], input_output=json.dumps({'inputs': [''], "
         "'outputs': ['contained\\n']})))\nev.close()\nprint('VERDICT', r.verdict, flush=True)\n"
         "print('READ', repr(sys.stdin.readline()))\n"
@@ -586,6 +586,42 @@ def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 0 and not flag.exists()
 
 
+FIND_HARNESS = (
+    "import sys\ndef harness():\n    f = sys._getframe()\n    while f:\n"
+    "        s = f.f_locals.get('self')\n        if s is not None and hasattr(s, 'report') and hasattr(s, 'p'):\n"
+    "            return s\n        f = f.f_back\nchild = harness()\n"
+)
+FORGE_LINE = (
+    "import os, fcntl, stat\nfor fd in range(3, 64):\n    try:\n"
+    "        if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_WRONLY:\n"
+    "            os.write(fd, (LINE + '\\n').encode())\n    except OSError:\n        pass\n"
+)
+
+
+def forge_line(status: str) -> str:
+    """Code that writes a report line of ``status`` for test 0 to every pipe it can write to."""
+    return f"LINE = {json.dumps({'i': 0, 'status': status, 'err': 'forged', 'result': ''})!r}\n" + FORGE_LINE
+
+
+@pytest.mark.parametrize(
+    ("code", "verdict"),
+    [
+        (FIND_HARNESS + "print(3, flush=True)\nchild.report('ok')\nraise RuntimeError('after')\n", "runtime_error"),
+        (FIND_HARNESS + "print(3, flush=True)\nchild.report('ok')\nimport os\nos._exit(1)\n", "runtime_error"),
+        (FIND_HARNESS + "print(3, flush=True)\nchild.report('ok')\nimport time\ntime.sleep(600)\n", "time_limit"),
+        ("print(999)\n" + forge_line("compile_error"), "runtime_error"),
+        ("print(3)\n" + forge_line("ok") + "raise SystemExit(2)\n", "runtime_error"),
+    ],
+    ids=["ok_then_raise", "ok_then_exit_1", "ok_then_hang", "compile_error_for_a_wrong_answer", "ok_then_exit_2"],
+)
+def test_a_report_the_solution_writes_itself_is_held_to_its_exit(hostile, code, verdict):
+    """The solution reaches the harness's report channel (from its frames, or by its descriptor) and
+    writes an outcome ahead of its real end: the grader believes only what the exit status bears out,
+    and 'compiled' / 'compile_error' only as the line written before any of the solution's code ran."""
+    result = run(hostile, code)
+    assert result.verdict == verdict, result
+
+
 # Class 11: correct programs a judge accepts.
 @pytest.mark.parametrize(
     "code",
@@ -594,8 +630,9 @@ def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
         "out.append(str(sum(map(int, input().split()))) + '\\n')\n",
         "w = open(1, 'w')\nw.write(str(sum(map(int, input().split()))) + '\\n')\n",
         "import numpy as np\nprint(int(np.array(input().split(), dtype=np.int64).sum()))\n",
+        "class Out:\n    def __del__(self):\n        print(sum(map(int, input().split())))\no = Out()\n",
     ],
-    ids=["atexit_writer", "unclosed_fd1_file", "numpy"],
+    ids=["atexit_writer", "unclosed_fd1_file", "numpy", "finalizer_prints"],
 )
 def test_programs_a_judge_accepts_are_accepted(hostile, code):
     assert run(hostile, code).passed

@@ -30,11 +30,14 @@ def _start(fds: RunFds, code: str) -> None:
 
 
 def _report(fds: RunFds) -> Report:
+    """The outcome line, after the child's 'compiled' line (written before the solution runs)."""
     data = b""
     while chunk := os.read(fds.res_r, 1 << 16):
         data += chunk
     os.close(fds.res_r)
-    return Report.decode(data.split(b"\n")[0])
+    stage, outcome = (Report.decode(line) for line in data.split(b"\n")[:2])
+    assert stage.status == "compiled"
+    return outcome
 
 
 def test_a_run_that_ends_is_told_unasked_with_the_next_run_preforked(slot):

@@ -2,9 +2,10 @@
 
 Each test gets a fresh child, so nothing a solution starts (threads, helper processes, files, IPC
 objects) survives into another test, no other test's input is anywhere within its reach, and its CPU and
-wall time are its own. It reads its ``Payload`` from a pipe, confines itself, runs the test, ends it as
-the interpreter would (non-daemon threads joined, ``atexit`` handlers run, files flushed), then writes
-one ``Report`` line; everything the solution writes to fd 1 lands in a memfd that the grader reads.
+wall time are its own. It reads its ``Payload`` from a pipe, confines itself, compiles the solution and
+says so (a first ``Report`` line), runs the test, ends it as the interpreter would (non-daemon threads
+joined, ``atexit`` handlers run, files flushed), then writes the outcome (a second line); everything the
+solution writes to fd 1 lands in a memfd that the grader reads.
 """
 
 from __future__ import annotations
@@ -184,13 +185,17 @@ class _Child:
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             self.report("compile_error", f"{type(exc).__name__}: {exc}")
             return 1
+        # Before any of the solution's code runs: the one line the solution cannot have written. What
+        # it writes later the grader believes only as far as the exit status bears it out.
+        self.report("compiled")
         return self.run_call(code) if self.p.fn_name is not None else self.run_stdin(code)
 
 
 def _finalize(ns: dict[str, Any], out: io.TextIOWrapper) -> str:
     """End the run as the interpreter ends a program: exit handlers, then the standard streams flushed,
-    then the module's globals dropped (open files flush as they are freed; no full garbage collection,
-    which would cost a scan of every object per test). Returns why output was lost, if it was."""
+    then the module's globals dropped (open files flush as they are freed, finalizers run; no full garbage
+    collection, which would cost a scan of every object per test), then the streams flushed again.
+    Returns why output was lost, if it was."""
     with contextlib.suppress(BaseException):  # CPython reports an exit handler's error and carries on
         atexit._run_exitfuncs()
     lost = ""
@@ -202,6 +207,9 @@ def _finalize(ns: dict[str, Any], out: io.TextIOWrapper) -> str:
                 lost = f"{type(exc).__name__}: {exc}"
     with contextlib.suppress(BaseException):
         ns.clear()
+    for stream in (sys.stdout, out):  # what finalizers printed, as CPython flushes again at the end
+        with contextlib.suppress(BaseException):
+            stream.flush()
     return lost
 
 

@@ -15,7 +15,9 @@ from typing import Any
 
 from .limits import Limits
 
-STATUSES = frozenset({"ok", "runtime_error", "memory_limit", "compile_error", "bad_output"})
+STATUSES = frozenset({"ok", "runtime_error", "memory_limit", "compile_error", "bad_output", "compiled"})
+"""A child's report lines: `compiled` or `compile_error` first, written before any of the solution's
+code runs; then, unless it did not compile, the outcome (the solution can write that line too)."""
 
 
 class MessageError(ValueError):

@@ -87,6 +87,7 @@ class Slot:
         )
         theirs.close()
         self.pending: tuple[int, RunFds] | None = None
+        self.killed = False  # whether the last run `exited` waited for had to be killed
         self.limits = Limits()
         self.sock = ours
         self._send(config)
@@ -153,10 +154,13 @@ class Slot:
 
     def exited(self, run: int, grace: float) -> Exited:
         """The run's end as the zygote tells it unasked once the child exits (with the next run, pre-forked);
-        after ``grace`` s, ask it to kill the run's tree first (``Exited.error`` names a failure to)."""
+        after ``grace`` s, ask it to kill the run's tree first (``Exited.error`` names a failure to;
+        ``killed`` then says the run did not end by itself)."""
+        self.killed = False
         try:
             obj, fds = self._recv_fds(max(grace, 1e-6))
         except TimeoutError:
+            self.killed = True
             self._send(KillRequest(run))
             obj, fds = self._recv_fds()
         exited = self._parse(obj, Exited)
