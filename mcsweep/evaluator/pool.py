@@ -6,7 +6,7 @@ the child's whole process tree, then judges with every comparator. Grading stops
 comparator has failed a test, unless all tests must run. Everything that crosses from the child is
 size-checked before it is parsed: the report line (a cap), the output (its size, then the
 comparators' token and line gates), a call-based result (at most ``RESULT_FACTOR`` times the
-expected result's JSON, plus a little).
+expected result's JSON, plus a little, and ``STRUCTURE_FACTOR`` times its containers and items).
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ log = logging.getLogger(__name__)
 _TIMEOUT, _EOF, _OVERFLOW = "timeout", "eof", "overflow"
 REPORT_CAP = 1 << 16  # a report without a result: status and an error text cut to 500 characters
 RESULT_FACTOR, RESULT_SLACK = 16, 4096  # tagging, float digits and \u escapes inflate a right answer <16x
+# Parsing costs per value, not per byte: "[]," is 3 bytes of JSON and ~80 of Python objects. A result with
+# more containers and items than this many times the expected result's (tags add at most ~3x) is wrong
+# unparsed, so decoding and comparing stay linear in the expected result.
+STRUCTURE_FACTOR, STRUCTURE_SLACK = 4, 64
 
 
 @dataclass
@@ -58,6 +62,10 @@ class Job:
 
     def payload(self, index: int) -> bytes:
         return encode(Payload(self.code, self.problem.tests[index].input, self.problem.fn_name, index))
+
+    def structure_cap(self, index: int) -> int:
+        """The most containers and items (counted as in ``structure``) a right call-based result can have."""
+        return STRUCTURE_FACTOR * structure(self.problem.tests[index].output) + STRUCTURE_SLACK
 
     def result_cap(self, index: int) -> int:
         """The longest call-based result that could still be right: bounds the grader's parsing work."""
@@ -91,6 +99,12 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
     return got, ""
 
 
+def structure(text: str) -> int:
+    """An upper bound on the containers and items of the JSON ``text`` (brackets, braces and commas,
+    counted at C speed; those inside strings count too, alike in a right answer and the expected one)."""
+    return text.count("[") + text.count("{") + text.count(",")
+
+
 def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
     """Turn a child's report into a verdict; compare on data, with every comparator."""
     if status != "ok":
@@ -99,6 +113,8 @@ def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
     expected, order = job.expected[index], job.problem.order_irrelevant
     try:
         if job.problem.call_based:
+            if structure(out) > job.structure_cap(index):
+                raise ValueError("result far more structured than the expected one")
             got = decode_tagged(out)
             methods = [c.call(got, expected, order) for c in job.comparators]
         else:

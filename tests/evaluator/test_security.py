@@ -747,6 +747,30 @@ def test_a_mixed_hostile_batch_is_graded_right_with_bounded_grader_memory_and_no
     assert _leftovers() == before
 
 
+PAIRS = [[x, x] for x in range(50_000)]
+
+
+@pytest.mark.parametrize(
+    ("expected", "body", "verdict"),
+    [
+        (PAIRS, "[[] for _ in range(1_000_000)]", "wrong_answer"),  # 3 bytes of JSON, ~80 of Python each
+        (PAIRS, "[(x, x) for x in range(50_000)]", "accepted"),  # a right answer, every item tagged
+        ({str(x): [x] for x in range(50_000)}, "{str(x): (x,) for x in range(50_000)}", "accepted"),
+    ],
+    ids=["empty_lists", "right_tuples", "right_dict_of_tuples"],
+)
+def test_a_call_result_far_more_structured_than_the_expected_one_is_refused_unparsed(expected, body, verdict):
+    """The result's byte cap scales with the expected JSON, but parsing costs per container: with 50k
+    pairs expected, a result of 1M empty lists (under the byte cap) is wrong without being decoded (the
+    like took the grader 700 MB and 9 s), while right answers with every container tagged pass."""
+    code = f"class Solution:\n    def f(self, x):\n        return {body}\n"
+    with Evaluator(comparator="microcoder", workers=1, timeout_s=20.0) as ev:
+        result = run(ev, code, io_of(["0"], [json.dumps(expected)], fn_name="f"))
+    assert result.verdict == verdict, result
+    if verdict == "wrong_answer":
+        assert "far more structured" in result.tests[0].error
+
+
 SIGTERMED_GRADER = r"""
 import os, sys, time
 from mcsweep.evaluator import Evaluator, GradeRequest
