@@ -18,6 +18,9 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 _FLOAT_LITERAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+|\d+(?=[eE]))([eE][+-]?\d+)?")
+# A number as a program prints one: ASCII digits, no leading zeros, '+', '_' or bare '.5' (float() takes
+# all of those, fullwidth and Arabic-Indic digits too; no judge does).
+_PRINTED_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
 _TOKEN = re.compile(r"\S+")  # the tokens of str.split(): \s is exactly str.isspace()
@@ -194,7 +197,7 @@ def token_stream(got: str, want: str, cmp: MicroCoder) -> bool:
 def _token_close(got: str, want: str, cmp: MicroCoder) -> bool:
     if got == want:
         return True
-    if not _is_float_literal(want):
+    if not _is_float_literal(want) or _PRINTED_NUMBER.fullmatch(got) is None:
         return False
     try:
         value = float(got)

@@ -66,6 +66,16 @@ def test_livecodebench_call_rules(got, exp, ok):
         ("3.0\n", "3\n", None),
         ("1000001\n", "1000000\n", None),
         ("nan\n", "0.5\n", None),
+        ("5e-1\n", "0.5\n", "float_tolerance"),
+        ("-0.5000001\n", "-0.5\n", "float_tolerance"),
+        # a number as no program prints it, though float() reads it: leading zeros, '+', '_', bare '.5',
+        # fullwidth or Arabic-Indic digits
+        ("00.5\n", "0.5\n", None),
+        ("+0.5\n", "0.5\n", None),
+        ("0_0.5\n", "0.5\n", None),
+        (".5\n", "0.5\n", None),
+        ("\uff10.\uff15\n", "0.5\n", None),
+        ("\u0660.\u0665\n", "0.5\n", None),
     ],
 )
 def test_microcoder_stdin_chain(out, exp, method):
