@@ -131,7 +131,7 @@ class Evaluator:
         self._lock = threading.Lock()
         self.sandbox_errors = 0  # solutions failed by the sandbox itself, not by their code
         with ThreadPoolExecutor(self.workers) as ex:
-            for slot in ex.map(lambda _: self._new_slot(), range(self.workers)):
+            for slot in ex.map(self._new_slot, self._cpus(self.workers)):
                 self._slots.put(slot)
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="mcsweep-eval")
         # What the sandbox could turn on here (namespaces, cgroup, seccomp...) and what fell back.
@@ -141,8 +141,20 @@ class Evaluator:
         for warning in self.isolation.warnings:
             log.warning("evaluator sandbox: %s", warning)
 
-    def _new_slot(self) -> Slot:
-        slot = Slot(self._hidden)
+    @staticmethod
+    def _cpus(workers: int) -> list[int]:
+        """A CPU per worker, in turn over those this process may use, so that a solution's busy processes
+        share its own worker's CPU and slow no other worker's solution (workers beyond the CPUs share).
+        The turn starts at this process's pid, so that evaluators of runs side by side spread out. One
+        worker has no neighbour to protect: not pinned (-1)."""
+        if workers < 2:
+            return [-1] * workers
+        allowed = sorted(os.sched_getaffinity(0))
+        start = os.getpid()
+        return [allowed[(start + i) % len(allowed)] for i in range(workers)]
+
+    def _new_slot(self, cpu: int) -> Slot:
+        slot = Slot(self._hidden, cpu=cpu)
         with self._lock:
             self._all.append(slot)
         return slot
@@ -151,7 +163,7 @@ class Evaluator:
         with self._lock:
             self._all.remove(slot)
         slot.close()
-        return self._new_slot()
+        return self._new_slot(slot.cpu)
 
     def _run(self, job: Job) -> list[TestResult]:
         """Grade one job; whatever goes wrong in the grader or sandbox while doing so becomes this

@@ -622,6 +622,19 @@ def test_a_report_the_solution_writes_itself_is_held_to_its_exit(hostile, code, 
     assert result.verdict == verdict, result
 
 
+def test_each_workers_runs_are_held_to_a_cpu_of_their_own(hostile):
+    """A solution's busy processes share its own worker's CPU (so a hog beside it cannot push a correct
+    solution past its wall limit), and it cannot widen its affinity."""
+    needs_isolation(hostile)
+    cpus = [slot.isolation.cpu for slot in hostile._all]
+    assert len(set(cpus)) == min(2, len(os.sched_getaffinity(0))) and all(c >= 0 for c in cpus)
+    code = (
+        "import errno, os\ntry:\n    os.sched_setaffinity(0, range(os.cpu_count()))\n    w = 'widened'\n"
+        "except OSError as e:\n    w = errno.errorcode[e.errno]\nprint(len(os.sched_getaffinity(0)), w)\n"
+    )
+    assert probe(hostile, code, "1 EPERM").passed
+
+
 # Class 11: correct programs a judge accepts.
 @pytest.mark.parametrize(
     "code",

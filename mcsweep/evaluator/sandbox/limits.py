@@ -46,6 +46,9 @@ class Isolation:
     cgroup: str = ""
     cgroup_paths: list[str] = field(default_factory=list)
     seccomp: list[str] = field(default_factory=list)
+    cpu: int = -1
+    """The one CPU every run of this zygote is held to (-1: not pinned), so that a solution's busy
+    processes slow no other solution graded beside it."""
     hidden_paths: list[str] = field(default_factory=list)
     hidden_by: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)

@@ -48,11 +48,14 @@ class ZygoteConfig:
     seccomp_bpf: str = ""
     seccomp_denied: tuple[str, ...] = ()
     seccomp_error: str = ""
+    cpu: int = -1
+    """The CPU to hold every run to; -1: none."""
 
     @classmethod
     def decode(cls, data: bytes | str) -> ZygoteConfig:
         obj = _object(data)
-        return cls(tuple(obj["hidden"]), obj["seccomp_bpf"], tuple(obj["seccomp_denied"]), obj["seccomp_error"])
+        denied = tuple(obj["seccomp_denied"])
+        return cls(tuple(obj["hidden"]), obj["seccomp_bpf"], denied, obj["seccomp_error"], int(obj.get("cpu", -1)))
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,7 @@ DENIED = (
     "sethostname",
     "setdomainname",
     "vhangup",
+    "sched_setaffinity",  # each zygote's runs are held to one CPU, so that one cannot slow the others
 )
 # ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
 # for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote

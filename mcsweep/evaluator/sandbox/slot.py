@@ -70,12 +70,13 @@ def _syscall_filter() -> tuple[bytes, list[str], str]:
 class Slot:
     """Grader-side handle on one zygote: take a child with pipes; learn its end (killing it after a grace)."""
 
-    def __init__(self, hidden: tuple[str, ...] = DEFAULT_HIDDEN, start_timeout: float = 60.0):
+    def __init__(self, hidden: tuple[str, ...] = DEFAULT_HIDDEN, start_timeout: float = 60.0, cpu: int = -1):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {k: v for k, v in os.environ.items() if k in ("PATH", "PYTHONPATH", "LANG")}
         env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"})
         bpf, denied, why = _syscall_filter()
-        config = ZygoteConfig((*hidden, *grader_trees(os.getcwd())), bpf.hex(), tuple(denied), why)
+        config = ZygoteConfig((*hidden, *grader_trees(os.getcwd())), bpf.hex(), tuple(denied), why, cpu)
+        self.cpu = cpu
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _BOOT, _PACKAGE_ROOT, str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
