@@ -14,11 +14,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import select
 import signal
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .comparators import Comparator, decode_tagged
@@ -162,14 +163,20 @@ def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) ->
     return TestResult(index, "runtime_error", error=f"exit status {code} before the test finished")
 
 
+ERROR_CHARS = 500
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def _decoded(index: int, line: bytes) -> Report | TestResult:
+    """A report line as data. Its error text is cut to ``ERROR_CHARS`` without control characters here,
+    not only in the child: the solution can write a line of its own (terminal escapes, 64 KiB)."""
     try:
         report = Report.decode(line)
     except MessageError:
         return TestResult(index, "runtime_error", error="malformed report from the sandbox")
     if report.i != index:
         return TestResult(index, "runtime_error", error="report for another test")
-    return report
+    return replace(report, err=_CONTROL.sub("?", report.err[:ERROR_CHARS]))
 
 
 def _reported(job: Job, index: int, report: Report, exited: Exited, out_fd: int, limits: Limits) -> TestResult:

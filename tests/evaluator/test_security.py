@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -550,6 +551,34 @@ def test_terminal_injection_and_socket_families_beyond_unix_and_ip_are_denied(ho
     assert probe(hostile, code, answer).passed
 
 
+def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hostile):
+    """Every run reads the same standard library: which of its pages are cached would be a store that
+    outlives the run, its zygote and the grader (written by evicting and reading pages, read by probing
+    without waiting), and locks or inotify watches on it a signal to runs beside it. The calls for those
+    fail; reading the files still works."""
+    needs_isolation(hostile)
+    code = (
+        "import ctypes, errno, fcntl, mmap, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "fd = os.open(os.__file__, os.O_RDONLY)\nm = mmap.mmap(fd, 4096, prot=mmap.PROT_READ)\n"
+        "def raw(*args):\n    if libc.syscall(*args) < 0:\n        raise OSError(ctypes.get_errno(), '')\n"
+        "got = []\nfor name, call in [\n"
+        "    ('evict', lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)),\n"
+        "    ('readahead', lambda: raw(187, fd, 0, 4096)),\n"
+        "    ('probe', lambda: os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)),\n"
+        "    ('pageout', lambda: m.madvise(21)),\n"
+        "    ('aio', lambda: raw(206, 8, ctypes.byref(ctypes.c_ulong(0)))),\n"
+        "    ('flock', lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)),\n"
+        "    ('inotify', lambda: raw(294, 0)),\n"
+        "    ('read', lambda: os.pread(fd, 1, 0)),\n"
+        "]:\n"
+        "    try:\n        call()\n        got.append(name + ' ok')\n"
+        "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
+        "print(', '.join(got))\n"
+    )
+    answer = "evict EPERM, readahead EPERM, probe EPERM, pageout EPERM, aio EPERM, flock EPERM, inotify EPERM, read ok"
+    assert probe(hostile, code, answer).passed
+
+
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     """Run from an interactive terminal (a pty its session controls, as a shell gives), the grader's
     solutions find no /dev/tty to type commands into or to send ^C to the grader through."""
@@ -572,7 +601,7 @@ def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     if pid == 0:  # a new session whose controlling terminal is the pty
         os.execv(sys.executable, [sys.executable, "-c", grader, solution])
     out, end = b"", time.monotonic() + 60
-    while b"VERDICT" not in out and time.monotonic() < end:
+    while not re.search(rb"VERDICT \w+\r?\n", out) and time.monotonic() < end:  # the whole line, then ours
         with contextlib.suppress(OSError):
             out += os.read(master, 4096)
     os.write(master, b"typed by us\n")  # what the grader then reads is ours, nothing a solution typed
@@ -633,6 +662,16 @@ def test_each_workers_runs_are_held_to_a_cpu_of_their_own(hostile):
         "except OSError as e:\n    w = errno.errorcode[e.errno]\nprint(len(os.sched_getaffinity(0)), w)\n"
     )
     assert probe(hostile, code, "1 EPERM").passed
+
+
+def test_an_error_text_the_solution_writes_itself_is_cut_and_cleaned(hostile):
+    """The child cuts its own error texts; a line the solution writes is cut in the grader too, and loses
+    its control characters (terminal escapes would reach whoever prints the results)."""
+    err = "\x1b]0;owned\x07\x1b[2J" + "E" * 60_000
+    line = json.dumps({"i": 0, "status": "runtime_error", "err": err, "result": ""})
+    code = f"LINE = {line!r}\n" + FORGE_LINE + "import os\nos._exit(1)\n"
+    error = run(hostile, code).tests[0].error
+    assert len(error) <= 500 and "\x1b" not in error and "\x07" not in error and error.startswith("?]0;owned")
 
 
 # Class 11: correct programs a judge accepts.

@@ -62,12 +62,25 @@ DENIED = (
     "setdomainname",
     "vhangup",
     "sched_setaffinity",  # each zygote's runs are held to one CPU, so that one cannot slow the others
+    # Cross-run stores and signals in state every run shares: evicting or probing a shared file's page
+    # cache (a store that outlives the run, its zygote and the grader), Linux AIO (which can probe it
+    # too), file locks and inotify watches on the shared standard library.
+    "fadvise64",
+    "readahead",
+    "cachestat",
+    "process_madvise",
+    "io_setup",
+    "flock",
+    "inotify_init",
+    "inotify_init1",
 )
 # ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
 # for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote
 # has no controlling one); these deny it even one that leaked.
 DENIED_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
 ALLOWED_SOCKET_FAMILIES = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
+RWF_NOWAIT = 0x8  # preadv2/pwritev2: fail rather than wait for the disk, so it tells a cached page apart
+MADV_COLD, MADV_PAGEOUT = 20, 21  # drop a file's pages from the cache (the writer's side of the store)
 # clone() with any of these flags makes a new namespace; clone3 hides its flags in memory the filter
 # cannot read, so it fails with ENOSYS and the C library falls back to clone().
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
@@ -102,13 +115,23 @@ def build_filter() -> tuple[bytes, list[str], str]:
                 pyseccomp.ERRNO(errno.EPERM), "ioctl", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, request)
             )
         _allow_socket_families(pyseccomp, flt)
+        for call in ("preadv2", "pwritev2"):
+            flt.add_rule(
+                pyseccomp.ERRNO(errno.EPERM), call, pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)
+            )
+        for advice in (MADV_COLD, MADV_PAGEOUT):
+            flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "madvise", pyseccomp.Arg(2, pyseccomp.EQ, advice))
         for flag in CLONE_NAMESPACE_FLAGS:
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
         flt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
         program = _export(flt)
     except (OSError, ValueError, RuntimeError) as err:
         return b"", [], f"no seccomp filter: {err}"
-    extra = [f"ioctl({name})" for name in DENIED_IOCTLS] + ["socket families but AF_UNIX/AF_INET/AF_INET6"]
+    extra = [f"ioctl({name})" for name in DENIED_IOCTLS] + [
+        "socket families but AF_UNIX/AF_INET/AF_INET6",
+        "preadv2/pwritev2(RWF_NOWAIT)",
+        "madvise(MADV_COLD/MADV_PAGEOUT)",
+    ]
     return program, [*denied, *extra, "clone(namespace flags)", "clone3"], ""
 
 
