@@ -771,8 +771,13 @@ print(json.dumps({"verdicts": verdicts, "peak_mb": peak_mb, "sandbox_errors": er
 
 
 def _leftovers() -> dict[str, object]:
-    """IPC objects, POSIX shared memory, working directories and cgroups on the host."""
-    cgroups = sorted(str(p) for p in Path("/sys/fs/cgroup").glob("*/**/mcsweep-eval-*"))
+    """IPC objects, POSIX shared memory, working directories and cgroups on the host; of the cgroups, those
+    whose zygote is gone (a live one may be another grader's, such as a training run's beside the tests)."""
+    cgroups = sorted(
+        str(p)
+        for p in Path("/sys/fs/cgroup").glob("*/**/mcsweep-eval-*")
+        if not Path(f"/proc/{p.name.rsplit('-', 1)[1]}").exists()
+    )
     return {"ipc": _host_ipc(), "shm": sorted(os.listdir("/dev/shm")), "tmp": _host_tmp_dirs(), "cgroups": cgroups}
 
 
