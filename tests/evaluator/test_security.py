@@ -722,6 +722,29 @@ def test_numpy_imports_when_the_installation_lives_in_the_temp_dir(tmp_path):
         shutil.rmtree(venv, ignore_errors=True)
 
 
+def test_numpy_imports_when_the_venv_is_reached_through_a_link_in_a_covered_directory(tmp_path):
+    """The grader runs a venv through a symlink in the temp directory (a checkout whose .venv links to
+    another's): the sandbox covers /tmp, binds the installation back at its real place, and imports
+    still find it."""
+    link = Path(tempfile.mkdtemp(prefix="mcsweep-link-")) / "venv"
+    try:
+        link.symlink_to(Path(sys.prefix).resolve())
+        script = (
+            "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+            "io = json.dumps({'inputs': ['1 2\\n'], 'outputs': ['3\\n']})\n"
+            "code = 'import numpy\\nprint(numpy.int64(3))\\n'\n"
+            "with Evaluator(workers=1, timeout_s=5.0) as ev:\n"
+            "    r = ev.grade(GradeRequest('n', code=code, input_output=io))\n"
+            "print(r.verdict, r.tests[0].error if r.tests else '')\n"
+        )
+        env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+        python = link / "bin" / Path(sys.executable).name
+        proc = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=env, check=False)
+        assert proc.stdout.startswith("accepted"), proc.stdout + proc.stderr[-2000:]
+    finally:
+        shutil.rmtree(link.parent, ignore_errors=True)
+
+
 # Class 12: the isolation record says what really hides each tree.
 def test_hidden_paths_under_a_covered_directory_are_recorded(tmp_path):
     tree = Path(tempfile.mkdtemp(prefix="mcsweep-tree-"))

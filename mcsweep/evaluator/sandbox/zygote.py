@@ -19,6 +19,7 @@ import os
 import select
 import signal
 import socket
+import sys
 import time
 import traceback
 
@@ -313,6 +314,11 @@ def zygote_main(sock_fd: int) -> None:
     # socket, and we end by cleaning up (a zygote killed first would leave its cgroup on the host).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # The import path through links, resolved while they are still in sight: the sandbox binds the
+    # installation back at its real place, so a venv reached through a link in a covered directory (/tmp,
+    # a checkout whose .venv links to another's) stays importable. Entries that are not paths (import
+    # hooks' names) stay as they are.
+    sys.path[:] = [os.path.realpath(p) if os.path.isabs(p) and os.path.exists(p) else p for p in sys.path]
     iso, cgroup, bpf = _isolate(config)
     preload()
     tmp_root = _make_root()
