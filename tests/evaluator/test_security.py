@@ -25,6 +25,7 @@ import pytest
 
 from mcsweep.evaluator import Evaluator, GradeRequest
 from mcsweep.evaluator.sandbox import UID_BASE, grader_trees
+from mcsweep.evaluator.sandbox.limits import PID_LIMIT
 
 ONE_IO = json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]})
 FAILING = {"wrong_answer", "time_limit", "memory_limit", "runtime_error", "compile_error"}
@@ -32,7 +33,7 @@ FAILING = {"wrong_answer", "time_limit", "memory_limit", "runtime_error", "compi
 
 def _uid_bases(ev: Evaluator) -> set[int]:
     """The uid blocks ``ev``'s zygotes hand out (one per zygote: base + run counter % 1000)."""
-    return {UID_BASE + (slot.proc.pid % 4_000_000) * 1000 for slot in ev._all}
+    return {UID_BASE + (slot.proc.pid % PID_LIMIT) * 1000 for slot in ev._all}
 
 
 def _sandbox_processes(bases: set[int]) -> list[int]:
@@ -116,6 +117,13 @@ def test_hostile_solution_fails_and_grader_survives(hostile, name):
     result = run(hostile, HOSTILE[name])
     assert result.verdict in FAILING, (name, result)
     assert run(hostile, "a, b = map(int, input().split())\nprint(a + b)").passed
+
+
+def test_no_two_live_zygotes_can_share_a_block_of_uids():
+    """A zygote's runs use the uids of its pid's block; the cleanup kills everything running as them. On a
+    host whose pid_max is over 4,000,000 (the former modulus) two zygotes could share a block."""
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    assert pid_max <= PID_LIMIT and UID_BASE + PID_LIMIT * 1000 < 2**32 - 1
 
 
 def test_escaped_processes_are_killed(hostile):
@@ -605,7 +613,7 @@ def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
         with contextlib.suppress(OSError):
             out += os.read(master, 4096)
     os.write(master, b"typed by us\n")  # what the grader then reads is ours, nothing a solution typed
-    while b"READ" not in out and time.monotonic() < end:
+    while not re.search(rb"READ .*\r?\n", out) and time.monotonic() < end:
         with contextlib.suppress(OSError):
             out += os.read(master, 4096)
     _, status = os.waitpid(pid, 0)

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 
 SETUP_FAILED = 70  # a child's exit status when it failed before running the solution
 UID_BASE = 1_000_000
+PID_LIMIT = 1 << 22
+"""The kernel's largest pid_max (PID_MAX_LIMIT on 64-bit): a zygote's uid block is its pid below it, so
+no two live zygotes share one; UID_BASE + PID_LIMIT * 1000 stays below 2**32 - 1."""
 DEFAULT_HIDDEN = ("/root", "/home", "/work", "/mnt", "/srv", "/data", "/scratch")
 
 

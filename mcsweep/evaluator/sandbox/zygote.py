@@ -26,7 +26,7 @@ import traceback
 from . import linux, seccomp
 from .cgroups import PREFIX, Cgroup, open_cgroup
 from .child import ChildSetup, child_main, load_prelude
-from .limits import UID_BASE, Isolation, Limits
+from .limits import PID_LIMIT, UID_BASE, Isolation, Limits
 from .messages import Exited, KillRequest, Spawned, ZygoteConfig, decode_request, encode
 
 PRELOAD = [
@@ -71,7 +71,7 @@ class _Zygote:
 
     def next_uid(self) -> int:
         self.counter += 1
-        return UID_BASE + (os.getpid() % 4_000_000) * 1000 + self.counter % 1000
+        return UID_BASE + (os.getpid() % PID_LIMIT) * 1000 + self.counter % 1000
 
     def _make_workdir(self, limits: Limits) -> None:
         if self.iso.workdir_tmpfs and limits != self.limits:
