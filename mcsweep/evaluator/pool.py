@@ -35,6 +35,8 @@ RESULT_FACTOR, RESULT_SLACK = 16, 4096  # tagging, float digits and \u escapes i
 # more containers and items than this many times the expected result's (tags add at most ~3x) is wrong
 # unparsed, so decoding and comparing stay linear in the expected result.
 STRUCTURE_FACTOR, STRUCTURE_SLACK = 4, 64
+ERROR_CHARS = 500  # of a report's error text, as the child cuts its own
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # but tab and newline
 
 
 @dataclass
@@ -161,10 +163,6 @@ def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) ->
             return TestResult(index, "runtime_error", error="output limit exceeded")
         return judge(job, index, "ok", text, "process ended with os._exit(0)")
     return TestResult(index, "runtime_error", error=f"exit status {code} before the test finished")
-
-
-ERROR_CHARS = 500
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _decoded(index: int, line: bytes) -> Report | TestResult:
