@@ -137,8 +137,8 @@ def build_filter() -> tuple[bytes, list[str], str]:
 
 def _allow_socket_families(pyseccomp, flt) -> None:
     """socket() and socketpair() only for AF_UNIX, AF_INET and AF_INET6 (the last two inside an empty
-    network namespace): a family the namespace does not isolate (AF_VSOCK, to the hypervisor.s
-    services) or that talks to the kernel (netlink, packet, bluetooth...) fails with EAFNOSUPPORT. A
+    network namespace): a family the namespace does not isolate (AF_VSOCK, the hypervisor's channel)
+    or that talks to the kernel (netlink, packet, bluetooth...) fails with EAFNOSUPPORT. A
     family with any upper bit set is above AF_INET6 too, so the kernel's 32-bit reading cannot slip by."""
     deny = pyseccomp.ERRNO(errno.EAFNOSUPPORT)
     for call in ("socket", "socketpair"):
