@@ -691,8 +691,9 @@ def test_an_error_text_the_solution_writes_itself_is_cut_and_cleaned(hostile):
         "w = open(1, 'w')\nw.write(str(sum(map(int, input().split()))) + '\\n')\n",
         "import numpy as np\nprint(int(np.array(input().split(), dtype=np.int64).sum()))\n",
         "class Out:\n    def __del__(self):\n        print(sum(map(int, input().split())))\no = Out()\n",
+        "import sys\nprint(sum(map(int, input().split())))\nsys.stdout.close()\n",
     ],
-    ids=["atexit_writer", "unclosed_fd1_file", "numpy", "finalizer_prints"],
+    ids=["atexit_writer", "unclosed_fd1_file", "numpy", "finalizer_prints", "closes_stdout"],
 )
 def test_programs_a_judge_accepts_are_accepted(hostile, code):
     assert run(hostile, code).passed

@@ -201,8 +201,10 @@ def _finalize(ns: dict[str, Any], out: io.TextIOWrapper) -> str:
     lost = ""
     for stream in (sys.stdout, sys.stderr, out):
         try:
+            if stream is out and out.closed:  # closing flushed it, as CPython skips a closed stdout at exit
+                continue
             stream.flush()
-        except BaseException as exc:  # a closed or replaced stream
+        except BaseException as exc:  # a broken or replaced stream
             if stream is out:
                 lost = f"{type(exc).__name__}: {exc}"
     with contextlib.suppress(BaseException):
