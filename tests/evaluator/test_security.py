@@ -699,6 +699,22 @@ def test_programs_a_judge_accepts_are_accepted(hostile, code):
     assert run(hostile, code).passed
 
 
+NUMPY_GRADER = (
+    "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+    "io = json.dumps({'inputs': ['1 2\\n'], 'outputs': ['3\\n']})\n"
+    "code = 'import numpy\\nprint(numpy.int64(3))\\n'\n"
+    "with Evaluator(workers=1, timeout_s=5.0) as ev:\n"
+    "    r = ev.grade(GradeRequest('n', code=code, input_output=io))\n"
+    "print(r.verdict, r.tests[0].error if r.tests else '', numpy_prefix := __import__('numpy').__file__)\n"
+)
+
+
+def _grade_numpy_with(python: Path) -> subprocess.CompletedProcess:
+    """A grader run by ``python`` grades a solution importing numpy; prints verdict, error, numpy's path."""
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    return subprocess.run([str(python), "-c", NUMPY_GRADER], capture_output=True, text=True, env=env, check=False)
+
+
 def test_numpy_imports_when_the_installation_lives_in_the_temp_dir(tmp_path):
     """A venv in the system temp directory holding numpy itself (the sandbox covers that directory)."""
     import numpy
@@ -713,19 +729,8 @@ def test_numpy_imports_when_the_installation_lives_in_the_temp_dir(tmp_path):
         for tree in (src, src.parent / "numpy.libs"):
             if tree.exists():
                 shutil.copytree(tree, site_dir / tree.name, symlinks=True)
-        script = (
-            "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
-            "io = json.dumps({'inputs': ['1 2\\n'], 'outputs': ['3\\n']})\n"
-            "code = 'import numpy\\nprint(numpy.int64(3))\\n'\n"
-            "with Evaluator(workers=1, timeout_s=5.0) as ev:\n"
-            "    r = ev.grade(GradeRequest('n', code=code, input_output=io))\n"
-            "print(r.verdict, r.tests[0].error if r.tests else '', numpy_prefix := __import__('numpy').__file__)\n"
-        )
         shutil.copy(sys.modules["pyseccomp"].__file__, site_dir)  # the whole sandbox, syscall filter included
-        env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-        proc = subprocess.run(
-            [str(venv / "bin" / "python"), "-c", script], capture_output=True, text=True, env=env, check=False
-        )
+        proc = _grade_numpy_with(venv / "bin" / "python")
         assert proc.stdout.startswith("accepted") and str(venv) in proc.stdout, proc.stdout + proc.stderr
     finally:
         shutil.rmtree(venv, ignore_errors=True)
@@ -738,17 +743,7 @@ def test_numpy_imports_when_the_venv_is_reached_through_a_link_in_a_covered_dire
     link = Path(tempfile.mkdtemp(prefix="mcsweep-link-")) / "venv"
     try:
         link.symlink_to(Path(sys.prefix).resolve())
-        script = (
-            "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
-            "io = json.dumps({'inputs': ['1 2\\n'], 'outputs': ['3\\n']})\n"
-            "code = 'import numpy\\nprint(numpy.int64(3))\\n'\n"
-            "with Evaluator(workers=1, timeout_s=5.0) as ev:\n"
-            "    r = ev.grade(GradeRequest('n', code=code, input_output=io))\n"
-            "print(r.verdict, r.tests[0].error if r.tests else '')\n"
-        )
-        env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-        python = link / "bin" / Path(sys.executable).name
-        proc = subprocess.run([str(python), "-c", script], capture_output=True, text=True, env=env, check=False)
+        proc = _grade_numpy_with(link / "bin" / Path(sys.executable).name)
         assert proc.stdout.startswith("accepted"), proc.stdout + proc.stderr[-2000:]
     finally:
         shutil.rmtree(link.parent, ignore_errors=True)
