@@ -1,7 +1,7 @@
 import pytest
 
 from mcsweep.evaluator import LiveCodeBench, MicroCoder, make_comparator
-from mcsweep.evaluator.comparators import decode_tagged
+from mcsweep.evaluator.comparators import decode_tagged, same_token_count
 
 LCB, MC = LiveCodeBench(), MicroCoder()
 
@@ -132,3 +132,21 @@ def test_tagged_json_keeps_tuples_and_sets():
     assert decode_tagged('{"$dict": [["$tuple", [1]], ["x", 2]]}') == {"$tuple": [1], "x": 2}
     with pytest.raises(ValueError):  # an untagged object cannot come from the sandbox
         decode_tagged('{"$tuple": [1], "x": 2}')
+
+
+@pytest.mark.parametrize(
+    "output",
+    ["", "   ", "1 2 3", " 1 2 3 ", "1 2", "1 2 3 4", "1\u20282\u00a03", "1\x1c2\x0b3\n", "123", "1 2 3" + " " * 9999],
+)
+def test_token_count_is_str_splits(output):
+    """Both comparators' first check counts tokens as str.split does, Unicode whitespace included."""
+    assert same_token_count(output, "a b c") is (len(output.split()) == 3)
+    assert same_token_count(output, "") is (not output.split())
+
+
+def test_an_answer_padded_with_a_flood_of_spaces_is_judged_on_its_tokens():
+    padded = "1 2 3" + " " * (4 << 20) + "\n"
+    assert MC.stdin(padded, "1 2 3\n") == "trailing_whitespace"
+    assert LCB.stdin(padded, "1 2 3\n") == "exact_lines"
+    assert MC.stdin("1 2 4" + " " * (4 << 20), "1 2 3\n") is None
+    assert MC.stdin("1" + " " * (4 << 20) + "2 3\n", "1 2 3\n") == "whitespace_tokens"
