@@ -164,6 +164,16 @@ def test_reward_accuracy_correlation_needs_three_evaluations_with_reward() -> No
     assert verdict.status == "inconclusive" and "needs >= 3 evaluation steps" in verdict.reason
 
 
+@pytest.mark.parametrize("world", ["", "E3"])
+def test_reward_logged_between_evaluations_still_correlates(world: str) -> None:
+    """Training with two updates per rollout logs its reward on odd steps only, while evaluations fall
+    on even ones (the campaign's runs: no evaluation step logs a reward). E3 pairs each evaluation with
+    the mean reward since the one before, so it decides as on the fully logged store. SIMULATED."""
+    frame, _ = _world("evaluator", world)
+    odd = frame[(frame["metric"] != "reward") | (frame["step"] % 2 == 1)]
+    assert BY_ID["E3"].run(odd).status == BY_ID["E3"].run(frame).status == ("holds" if not world else "contradicted")
+
+
 @pytest.mark.parametrize("iid", ["T4", "T8"])
 def test_no_convergence_value_when_diversities_do_not_converge(iid: str) -> None:
     """T4 and T8 compare with the value diversity converges to; where T7 fails there is none. SIMULATED."""

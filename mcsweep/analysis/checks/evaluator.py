@@ -41,8 +41,18 @@ definition(
 definition("E2", "evaluator", "The LiveCodeBench evaluator uses exact ==, Decimal numerics and basic stripping.")
 
 
+def interval_rewards(s_reward: pd.Series, eval_steps: pd.Index) -> pd.Series:
+    """Mean training reward over the steps since the previous evaluation, at each later evaluation step.
+    Training logs its reward once per rollout (on odd steps when a rollout makes two updates), so an
+    evaluation step rarely logs one itself; the interval's mean is what the policy earned on its way there."""
+    steps = eval_steps.sort_values()
+    bins = pd.cut(s_reward.index, steps, right=True, labels=steps[1:])
+    return s_reward.groupby(bins, observed=True).mean().rename_axis(None)
+
+
 def _reward_acc_corr(s_reward: pd.Series, s_acc: pd.Series) -> float:
-    joined = pd.concat([s_reward, s_acc], axis=1, join="inner").dropna()
+    s_acc = s_acc.dropna()
+    joined = pd.concat([interval_rewards(s_reward.dropna(), s_acc.index), s_acc], axis=1, join="inner").dropna()
     return float(joined.corr().iloc[0, 1]) if len(joined) >= 3 else np.nan
 
 
@@ -62,7 +72,8 @@ def _corr_seed_sd(ctx: Ctx) -> tuple[float, int] | None:
     sweep="evaluator",
     metrics=(REWARD, JUDGED),
     figure="6_4",
-    criterion="per run, Pearson r between training reward and test pass@1 at the evaluation steps; robust "
+    criterion="per run, Pearson r between test pass@1 at each evaluation step and the mean training reward since "
+    "the evaluation before; robust "
     f"arm's mean r exceeds the LCB arm's by more than 0.05, beyond noise; {JUDGE}",
 )
 def robust_reward_tracks_accuracy(ctx: Ctx) -> Verdict:
@@ -74,7 +85,8 @@ def robust_reward_tracks_accuracy(ctx: Ctx) -> Verdict:
     )
     if not len(r) or not len(b):
         raise NotEnoughData(
-            "a reward/pass@1 correlation needs >= 3 evaluation steps that also log a training reward (step 0 has none)"
+            "a reward/pass@1 correlation needs >= 3 evaluation steps after the first with training rewards logged "
+            "since the evaluation before"
         )
     numbers = {
         "corr(reward, acc)[robust]": round(float(np.mean(r)), 3),
