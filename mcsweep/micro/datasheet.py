@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mcsweep.micro import answers, problems, world
+from mcsweep.micro import answers, arithmetic, problems, world
 
 TARGETS = {"test_pass@1": (0.10, 0.60), "strict_rejection": (0.10, 0.30)}
 
@@ -22,7 +22,10 @@ stdin (AtCoder) or call-based (LeetCode) format, with 6 hidden tests. World vers
   test). Its expected outputs are canonical and the policy writes them exactly, so the two
   comparators never disagree; its single-op split routes by a hash that includes the format, so a
   single-op task can be trained in one format and tested in the other.
-- **2**: the mechanisms below.
+- **2**: the mechanisms below, but its plan only pads: no response is more often right for being
+  longer, so a short context costs little (issue 19's first campaign: no context or masking arm
+  differed by 1 pp).
+- **3**: world 2 with reasoning that pays (below, "Context and masking").
 
 **Evaluator.** {int(problems.ANSWER_OP_FRAC * 100)}% of world-2 chains end in an answer op whose
 correct answers have variant forms: `mean` (a float; the statement accepts an error of
@@ -39,7 +42,16 @@ robust judge accepts a variant only because the statement allows it.
 **Context and masking.** The plan before the code grows with difficulty (one line per op, plus
 world 1: 0 to n-1 checks per op; world 2: 0 to 2(n-1) checks in all), so hard responses outgrow
 the short context; a response cut before its code block closes has no answer (verdict `no_code`),
-which is what the conditional mask acts on.
+which is what the conditional mask acts on. World 3 makes the length pay, as reasoning does in the
+study (`mcsweep/micro/arithmetic.py`): ops that take a constant are drawn
+{arithmetic.CONST_OP_WEIGHT:g}x as often, the statement gives each constant as a sum of single-digit
+terms (`add (9-4+2) to every element`; {min(arithmetic.TERM_COUNTS)} to {max(arithmetic.TERM_COUNTS)} terms,
+a long tail, running totals in 1..{arithmetic.MAX_PARTIAL}), and the plan, one line per such op,
+works it out one term at a time (`9-4=5, 5+2=7, so k=7`); in {int(arithmetic.SHORTCUT_FRAC * 100)}% of
+the warm-start responses it writes the value at once instead (`k = 9-4+2 = 7`).
+The plan no longer pads with checks: its length is the arithmetic. A response that works its
+constants out is longer and, step by step, more often right ("reasoning that pays" below), so a
+context that cuts it leaves the policy the shortcut, and a masked cut leaves it the long way.
 
 **Temperature.** Several phrasings and code forms per op give the warm-started policy real choices,
 so diversity moves with the sampling temperature. Its working range is narrower than Qwen3's: at
@@ -146,6 +158,22 @@ def _truncation(r: dict) -> list[str]:
     return lines
 
 
+def _reasoning(r: dict) -> list[str]:
+    lines = [
+        f"Test set at {max(r['lengths'])} tokens (uncut), by how a response states its constants: worked out "
+        "step by step, written at once (shortcut), or none to state.",
+        "",
+        "| difficulty | form | share | mean tokens | steps all right | accuracy |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in r["test"]["reasoning"]:
+        lines.append(
+            f"| {row['difficulty']} | {row['form']} | {_pct(row['share'])} | {row['mean_tokens']:.0f} "
+            f"| {_pct(row['steps_right'])} | {_pct(row['accuracy'])} |"
+        )
+    return lines
+
+
 def _temperature(r: dict) -> list[str]:
     lines = ["| temperature | diversity D | pass@1 | truncated | mean length |", "|---|---|---|---|---|"]
     for row in r["temperature"]:
@@ -188,6 +216,7 @@ def render(r: dict) -> str:
     sections += [
         ("Evaluator: strict rejections of correct answers (step 0)", _evaluator(r)),
         ("Context and masking: truncation per length and difficulty (test set, step 0)", _truncation(r)),
+        *([("Context: reasoning that pays (test set, step 0)", _reasoning(r))] if "reasoning" in r["test"] else []),
         (
             f"Temperature: diversity and pass@1 ({r['temperature'][0]['temperature']}-"
             f"{r['temperature'][-1]['temperature']}, G={r['group_size']}, length {r['train_length']}, step 0)",

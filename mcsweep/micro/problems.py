@@ -12,6 +12,9 @@ problems):
 - 2: chains may end in an answer op whose correct answers have variant forms (see `answers`), list
   outputs have variant forms too, and the split is decided by the chain without its format, so a
   task is on one side only (no format leak; the same holds for the SFT/RL buckets).
+- 3: world 2 with reasoning that pays (see `arithmetic`): ops that take a constant are drawn more
+  often, the statement gives each constant as a sum of small terms, and the plan works it out (or, in
+  a share of the warm-start data, writes its value at once) instead of padding itself with checks.
 """
 
 from __future__ import annotations
@@ -23,13 +26,13 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from mcsweep.micro import answers
+from mcsweep.micro import answers, arithmetic
 from mcsweep.micro.answers import ANSWER_OPS, AnswerOp, Form
 from mcsweep.micro.ops import OPS, Op, adjacent_pairs, can_follow
 
 DIFFICULTIES = ("easy", "medium", "hard")
 FORMATS = ("stdin", "call")
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
 ALL_OPS: dict[str, Op | AnswerOp] = {**OPS, **ANSWER_OPS}  # world 1 uses only OPS
 ANSWER_OP_FRAC = 0.3  # world 2: share of chains that end in an answer op (see `answers`)
 
@@ -90,23 +93,27 @@ def side_of(chain: list[Step], fmt: str, spec: WorldSpec, held: frozenset[tuple[
     return "train"
 
 
-def _sample_chain(rng: random.Random, length: int) -> list[Step]:
+def _sample_chain(rng: random.Random, length: int, const_weight: float = 1.0) -> list[Step]:
+    """Type-correct ops; ops that take a constant weigh `const_weight` (1: worlds 1-2's uniform draw)."""
     chain: list[Step] = []
     prev: Op | None = None
     while len(chain) < length:
         options = [op for op in OPS.values() if can_follow(prev, op) and (prev is None or op is not prev)]
-        op = rng.choice(options)
+        if const_weight == 1.0:
+            op = rng.choice(options)
+        else:
+            op = rng.choices(options, [const_weight if o.consts else 1.0 for o in options])[0]
         chain.append(Step(op.name, rng.choice(op.consts) if op.consts else None))
         prev = op
     return chain
 
 
-def _sample_chain_v2(rng: random.Random, length: int) -> list[Step]:
-    """World 2: with probability ANSWER_OP_FRAC the chain's last op is an answer op."""
+def _sample_chain_v2(rng: random.Random, length: int, const_weight: float = 1.0) -> list[Step]:
+    """World 2 (and 3): with probability ANSWER_OP_FRAC the chain's last op is an answer op."""
     if rng.random() >= ANSWER_OP_FRAC:
-        return _sample_chain(rng, length)
+        return _sample_chain(rng, length, const_weight)
     while True:
-        core = _sample_chain(rng, length - 1)
+        core = _sample_chain(rng, length - 1, const_weight)
         if not core or OPS[core[-1].op].out_type == "L":
             return [*core, Step(rng.choice(sorted(ANSWER_OPS)), None)]
 
@@ -135,8 +142,14 @@ def _call_case(nums: list[int], result: object) -> tuple[str, str]:
     return json.dumps(nums), json.dumps(result)
 
 
-def _statement(chain: list[Step], fmt: str, rng: random.Random) -> str:
-    steps = [rng.choice(ALL_OPS[s.op].phrasings).format(k=s.k) for s in chain]
+def _sample_chain_v3(rng: random.Random, length: int) -> list[Step]:
+    return _sample_chain_v2(rng, length, arithmetic.CONST_OP_WEIGHT)
+
+
+def _statement(chain: list[Step], fmt: str, rng: random.Random, exprs: list[str | None] | None = None) -> str:
+    """The prose task; world 3 states each constant as the expression in `exprs`, in brackets."""
+    shown = [s.k if not exprs or e is None else f"({e})" for s, e in zip(chain, exprs or chain, strict=True)]
+    steps = [rng.choice(ALL_OPS[s.op].phrasings).format(k=k) for s, k in zip(chain, shown, strict=True)]
     body = steps[0] if len(steps) == 1 else ", then ".join(steps[:-1]) + ", and finally " + steps[-1]
     io = answers.output_statement(out_type(chain), fmt)
     if fmt == "stdin":
@@ -205,6 +218,18 @@ def solution_code_v2(chain: list[Step], fmt: str, rng: random.Random, variants: 
     return _imports(body) + body
 
 
+def plan_text_v3(chain: list[Step], exprs: list[str | None], rng: random.Random) -> str:
+    """World 3's plan: one line per op, and under each op that takes a constant its expression worked
+    out (or, in a share of the responses, its value written at once)."""
+    shortcut = rng.random() < arithmetic.SHORTCUT_FRAC
+    lines = ["Plan:"]
+    for i, (step, expr) in enumerate(zip(chain, exprs, strict=True), 1):
+        if expr is not None:
+            lines.append(f"{i}. {rng.choice(ALL_OPS[step.op].phrasings).format(k='k').capitalize()}.")
+            lines.append(arithmetic.plan_line(expr, shortcut))
+    return "\n".join(lines if len(lines) > 1 else [*lines, "No constants to work out."])
+
+
 def plan_text(chain: list[Step], rng: random.Random, version: int = 1) -> str:
     """The reasoning preamble: it grows with difficulty, so truncation can happen in the micro world.
 
@@ -222,11 +247,26 @@ def plan_text(chain: list[Step], rng: random.Random, version: int = 1) -> str:
     return "\n".join(lines)
 
 
-def completion_text(chain: list[Step], fmt: str, rng: random.Random, version: int = 1) -> str:
-    """A warm-start completion: the plan, then the code (in world 2 possibly in a variant form)."""
-    plan = plan_text(chain, rng, version)  # first: the rng stream is part of world 1's data
+def completion_text(
+    chain: list[Step], fmt: str, rng: random.Random, version: int = 1, exprs: list[str | None] | None = None
+) -> str:
+    """A warm-start completion: the plan, then the code (from world 2 on possibly in a variant form).
+    World 3 needs the problem's constant expressions (`meta['exprs']`)."""
+    if version >= 3:
+        if exprs is None:
+            raise ValueError("world 3's plan works out the statement's constants: pass the problem's exprs")
+        plan = plan_text_v3(chain, exprs, rng)
+    else:
+        plan = plan_text(chain, rng, version)  # first: the rng stream is part of world 1's data
     code = solution_code(chain, fmt, rng) if version == 1 else solution_code_v2(chain, fmt, rng)
     return f"{plan}\n```python\n{code}```"
+
+
+def problem_completion(problem: dict, rng: random.Random, version: int) -> str:
+    """A warm-start completion for a generated problem record."""
+    meta = problem["meta"]
+    chain = [Step(op, k) for op, k in meta["chain"]]
+    return completion_text(chain, meta["format"], rng, version, meta.get("exprs"))
 
 
 def _tests(chain: list[Step], fmt: str, rng: random.Random, n: int) -> dict:
@@ -260,9 +300,10 @@ def make_problem(chain: list[Step], fmt: str, pid: str, spec: WorldSpec, rng: ra
     """A problem record in the shared format (see docs/ARCHITECTURE.md)."""
     starter = "class Solution:\n    def solve(self, nums: List[int]):\n        " if fmt == "call" else ""
     tests = _tests if spec.version == 1 else _tests_v2
+    exprs = [None if s.k is None else arithmetic.expression(s.k, rng) for s in chain] if spec.version >= 3 else None
     record = {
         "id": pid,
-        "question": _statement(chain, fmt, rng),
+        "question": _statement(chain, fmt, rng, exprs),
         "starter_code": starter,
         "platform": "atcoder" if fmt == "stdin" else "leetcode",
         "difficulty": DIFFICULTIES[len(chain) - 1],
@@ -277,6 +318,8 @@ def make_problem(chain: list[Step], fmt: str, pid: str, spec: WorldSpec, rng: ra
     }
     if spec.version > 1:
         record["meta"]["out_type"] = out_type(chain)
+    if exprs is not None:
+        record["meta"]["exprs"] = exprs
     return record
 
 
@@ -292,7 +335,7 @@ def generate(
         raise ValueError(f"unknown split {split!r}; expected 'test', 'sft' or 'rl'")
     side = "test" if split == "test" else "train"
     held = held_out_pairs(spec)
-    sample_chain = _sample_chain if spec.version == 1 else _sample_chain_v2
+    sample_chain = {1: _sample_chain, 2: _sample_chain_v2}.get(spec.version, _sample_chain_v3)
     rng = random.Random(f"{spec.seed}-{split}-{seed_offset}")
     levels, weights = zip(*[(DIFFICULTIES.index(d) + 1, w) for d, w in mix.items()], strict=True)
     out: list[dict] = []

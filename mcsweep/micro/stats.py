@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from mcsweep.algo.diversity import group_diversity
 from mcsweep.algo.truncation_mask import NON_INCORRECT_VERDICTS, is_repeat, is_truncated
 from mcsweep.evaluator import Evaluator, GradeRequest
-from mcsweep.micro.problems import DIFFICULTIES, Step, WorldSpec, completion_text, out_type
+from mcsweep.micro import arithmetic
+from mcsweep.micro.problems import DIFFICULTIES, Step, WorldSpec, out_type, problem_completion
 from mcsweep.micro.world import problem_set
 from mcsweep.train.evaluation import EvalSettings, Sample, sample_completions, stop_ids
 
@@ -132,6 +133,32 @@ def truncation(rows: Sequence[Graded], repeat_window: int) -> list[dict]:
     return table
 
 
+def reasoning(rows: Sequence[Graded], tokenizer) -> list[dict]:
+    """World 3's reasoning that pays, per difficulty and reasoning form (constants worked out step by
+    step, written at once, or none to write): share of responses, mean tokens, the share whose
+    one-term steps are all right, and pass@1. Measured uncut (the longest length), so that what the
+    form costs in tokens and what it buys in accuracy show apart from truncation."""
+    longest = max(r.length for r in rows)
+    texts = {id(r): tokenizer.decode(r.ids, skip_special_tokens=True) for r in rows if r.length == longest}
+    table = []
+    for level in (*DIFFICULTIES, "all"):
+        part = [r for r in rows if r.length == longest and level in (r.problem["difficulty"], "all")]
+        for form in ("worked", "shortcut", "none"):
+            rows_form = [r for r in part if arithmetic.reasoning_form(texts[id(r)]) == form]
+            if rows_form:
+                table.append(
+                    {
+                        "difficulty": level,
+                        "form": form,
+                        "share": len(rows_form) / len(part),
+                        "mean_tokens": statistics.fmean(len(r.ids) for r in rows_form),
+                        "steps_right": _share([arithmetic.steps_correct(texts[id(r)]) for r in rows_form]),
+                        "accuracy": _share([r.robust for r in rows_form]),
+                    }
+                )
+    return table
+
+
 def diversity(samples: Sequence[Sample]) -> float:
     """The study's D: unique/total 4-grams over each prompt's samples, averaged over prompts."""
     groups: dict[str, list[list[int]]] = defaultdict(list)
@@ -176,10 +203,7 @@ def data_stats(spec: WorldSpec, tokenizer, n_sft: int, lengths: Sequence[int], e
     """The warm-start data itself: every completion correct, the strict-rejected share, lengths."""
     rng = random.Random("stats")
     problems = problem_set("sft", spec, n_sft)
-    texts = [
-        completion_text([Step(op, k) for op, k in p["meta"]["chain"]], p["meta"]["format"], rng, spec.version)
-        for p in problems
-    ]
+    texts = [problem_completion(p, rng, spec.version) for p in problems]
     results = ev.grade_many(
         GradeRequest(id=p["id"], completion=t, input_output=p["input_output"])
         for p, t in zip(problems, texts, strict=True)
@@ -284,6 +308,8 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
         "truncation": truncation(rows, cfg.context.repeat_window),
         "noise": eval_noise([r for r in rows if r.length == train_len]),
     }
+    if world.version >= 3:
+        out["test"]["reasoning"] = reasoning(rows, tokenizer)
     group = cfg.batch.group_size
     log.info("temperatures %s: %d problems x G=%d each", args.temperatures, args.n_temperature, group)
     out["temperature"] = [

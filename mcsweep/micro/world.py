@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from mcsweep.micro.problems import Step, WorldSpec, completion_text, generate
+from mcsweep.micro.problems import WorldSpec, generate, problem_completion
 
 SYSTEM_HINT = "Write a plan, then the full Python solution in one ```python block."
 
@@ -59,13 +59,6 @@ def sft_examples(spec: WorldSpec, n_examples: int, seed: int) -> list[dict]:
     out = []
     for _ in range(n_examples):
         p = rng.choice(problems)
-        chain = [Step(op, k) for op, k in p["meta"]["chain"]]
-        out.append(
-            {
-                "prompt": prompt_messages(p),
-                "completion": [
-                    {"role": "assistant", "content": completion_text(chain, p["meta"]["format"], rng, spec.version)}
-                ],
-            }
-        )
+        completion = problem_completion(p, rng, spec.version)
+        out.append({"prompt": prompt_messages(p), "completion": [{"role": "assistant", "content": completion}]})
     return out
