@@ -8,6 +8,7 @@
 #   scripts/micro_report.sh     # experiment=micro_report: world 1, 40 steps, 1 seed (session 5's report)
 #   EXPERIMENT=micro_campaign SEEDS=0,1,2 scripts/micro_report.sh   # issue 19's campaign: world 2,
 #                               # 140 rollouts, 3 seeds per arm (conf/experiment/micro_campaign.yaml)
+#   EXPERIMENT=micro_campaign3 ...  # the same campaign in world 3 (conf/experiment/micro_campaign3.yaml)
 #   DRY_RUN=1 ... scripts/micro_report.sh   # list every run (arm, seed, run id, status), run nothing
 # Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT), headed by
 # campaigns/<experiment>/notes.md (or $NOTES): how the runs were made. Finished runs
@@ -30,10 +31,14 @@ if [ -z "${DRY_RUN:-}" ] && [ ! -f "$NOTES" ]; then  # checked now, not after ho
   exit 2
 fi
 
+# Issue 19's campaigns (micro_campaign: world 2; micro_campaign3: world 3) run 140 rollouts.
+campaign=
+case $EXPERIMENT in micro_campaign | micro_campaign3) campaign=1 ;; esac
+
 # Table 1's presets make one update per rollout, the analysis base two: the campaign's Table 1 runs
 # half the optimizer steps for the same 140 rollouts, its switch to high temperature at the same share.
 table1=()
-[ "$EXPERIMENT" = micro_campaign ] && table1=(train.steps=140 train.eval_every=28 sizes.switch_step=65)
+[ -n "$campaign" ] && table1=(train.steps=140 train.eval_every=28 sizes.switch_step=65)
 
 sweep() {
   local name=$1
@@ -43,8 +48,14 @@ sweep() {
 
 # The data axis's third arm: the hard set the dataset pipeline builds (issue #7), same run length,
 # from the experiment's world, its pass rates sampled as the experiment evaluates.
+# Its difficulty is calibrated on the policy the experiment's runs start from (world and SFT steps).
 pipeline_params=()
-[ "$EXPERIMENT" = micro_campaign ] && pipeline_params=(params.world_version=2 params.temperature=1.0 params.max_new_tokens=240)
+if [ -n "$campaign" ]; then
+  read -r world sft < <($PY -c "from mcsweep.gpu.__main__ import compose_run_config as c
+m = c(['experiment=$EXPERIMENT']).model.micro
+print(m.world_version, m.sft_steps)")
+  pipeline_params=("params.world_version=$world" "params.sft_steps=$sft" params.temperature=1.0 params.max_new_tokens=240)
+fi
 pipeline_arm() {
   [ -n "${DRY_RUN:-}" ] || $PY -m mcsweep.data build --config conf/data_pipeline/micro_hard.yaml "${pipeline_params[@]}"
   $PY -m mcsweep data=micro_pipeline sweep_name=data experiment="$EXPERIMENT" "seed=$SEEDS" \

@@ -24,17 +24,18 @@ def micro_set(name: str = "pool", n: int | None = None, seed: int = 0, version: 
     return problem_set(name, WorldSpec(seed=seed, version=version), n)
 
 
-def _policy_spec(seed: int, version: int) -> PolicySpec:
-    """The default micro policy of world `version`: the one a run with `model.micro.world_version`
-    trains from (same key, same cache entry)."""
+def _policy_spec(seed: int, version: int, sft_steps: int | None = None) -> PolicySpec:
+    """The micro policy of world `version`: the one a run with `model.micro.world_version` (and
+    `model.micro.sft_steps`, default PolicySpec's) trains from (same key, same cache entry)."""
     from mcsweep.micro.policy import PolicySpec
     from mcsweep.micro.problems import WorldSpec
 
-    return PolicySpec(world=WorldSpec(seed=seed, version=version))
+    steps = PolicySpec.sft_steps if sft_steps is None else sft_steps
+    return PolicySpec(world=WorldSpec(seed=seed, version=version), sft_steps=steps)
 
 
 def _sample(
-    problems: list[Problem], k: int, temperature: float, max_new_tokens: int, batch: int, seed: int, version: int
+    problems: list[Problem], k: int, temperature: float, max_new_tokens: int, batch: int, spec: PolicySpec
 ) -> list[list[str]]:
     """k sampled completions per problem from the cached micro policy (built once if missing)."""
     import torch
@@ -43,10 +44,10 @@ def _sample(
     from mcsweep.micro.policy import policy_path
     from mcsweep.micro.world import prompt_messages
 
-    path = policy_path(_policy_spec(seed, version))
+    path = policy_path(spec)
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path).eval()
-    torch.manual_seed(seed)
+    torch.manual_seed(spec.seed)
     out: list[list[str]] = []
     for start in range(0, len(problems), batch):
         chunk = problems[start : start + batch]
@@ -77,19 +78,21 @@ def micro_policy_pass_rates(
     seed: int = 0,
     workers: int = 2,
     version: int = 1,
+    sft_steps: int | None = None,
 ) -> PassRateProvider:
-    """Pass rates of world `version`'s warm-started micro policy, k samples per problem, graded by the
-    evaluator."""
+    """Pass rates of world `version`'s warm-started micro policy (`sft_steps` of SFT, default
+    PolicySpec's), k samples per problem, graded by the evaluator."""
+    spec = _policy_spec(seed, version, sft_steps)
 
     def provide(problems: list[Problem]) -> dict[str, float]:
         from mcsweep.evaluator import Evaluator
 
-        samples = _sample(problems, k, temperature, max_new_tokens, batch, seed, version)
+        samples = _sample(problems, k, temperature, max_new_tokens, batch, spec)
         ev = Evaluator(workers=workers, timeout_s=2.0)
         try:
             return grade_samples(problems, samples, ev)
         finally:
             ev.close()
 
-    provide.cache_tag = _policy_spec(seed, version).key()  # type: ignore[attr-defined]
+    provide.cache_tag = spec.key()  # type: ignore[attr-defined]
     return provide

@@ -15,9 +15,9 @@ import itertools
 import random
 import re
 
-TERM_COUNTS = (2, 2, 2, 3, 3, 4, 8, 12, 16)  # terms per expression, drawn uniformly: a long tail
+TERM_COUNTS = (2, 2, 3, 3, 4, 6, 10, 14, 18)  # terms per expression, drawn uniformly: a long tail
 MAX_TERM = 9  # each term is a single digit
-MAX_PARTIAL = 19  # every running total stays in 1..19
+MAX_PARTIAL = 10  # every running total stays in 1..10: each step is a one-digit lookup (10 is the largest k)
 SHORTCUT_FRAC = 0.35  # share of warm-start constants written at once instead of worked out
 CONST_OP_WEIGHT = 4.0  # world 3 draws ops that take a constant this much more often
 

@@ -235,7 +235,7 @@ def plan_text(chain: list[Step], rng: random.Random, version: int = 1) -> str:
 
     World 1 checks each of the n steps 0 to n-1 times; world 2 makes 0 to 2(n-1) checks in all. At the
     micro lengths (160/240/320) world 2's step-0 policy outgrows only the short one, on 17% of hard
-    problems, and neither the middle nor the long one (docs/micro_world.md measures it)."""
+    problems, and neither the middle nor the long one (docs/micro_world_v2.md measures it)."""
     n = len(chain)
     spots = Counter(rng.randint(1, n) for _ in range(rng.randint(0, 2 * (n - 1)))) if version > 1 else Counter()
     lines = ["Plan:"]

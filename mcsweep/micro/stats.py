@@ -276,7 +276,7 @@ def measure_all(args) -> dict:
         "overrides": list(args.overrides),
         "lengths": lengths,
         "train_length": cfg.context.max_completion_length,
-        "train_temperature": cfg.temperature.sampled_value,
+        "train_temperature": round(cfg.temperature.sampled_value, 4),
         "temperature_config_unit": cfg.temperature.unit,
         "eval_temperature": cfg.train.eval_temperature,
         "group_size": cfg.batch.group_size,

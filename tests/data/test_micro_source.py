@@ -33,9 +33,12 @@ def test_the_pipeline_builds_from_the_world_it_is_given(tmp_path) -> None:
     assert cfg.out_dir == "runs/data_pipeline/micro_hard_w2"
     assert [s["kwargs"]["version"] for s in cfg.collect.sources + cfg.filter.test_sets] == [2, 2]
     rates = cfg.filter.pass_rates["kwargs"]
-    assert (rates["version"], rates["temperature"], rates["max_new_tokens"]) == (2, 1.0, 160)
+    assert (rates["version"], rates["temperature"], rates["max_new_tokens"], rates["sft_steps"]) == (2, 1.0, 160, 600)
     provider = micro_policy_pass_rates(**rates)
     assert provider.cache_tag == PolicySpec(world=WorldSpec(version=2)).key() != micro_policy_pass_rates().cache_tag
+    # a campaign whose policy trains longer calibrates difficulty on that policy, not the default one
+    longer = micro_policy_pass_rates(**{**rates, "sft_steps": 800}).cache_tag
+    assert longer == PolicySpec(world=WorldSpec(version=2), sft_steps=800).key() != provider.cache_tag
     assert micro_set("pool", n=5, version=2) != micro_set("pool", n=5)
     with initialize_config_dir(str(CONF), version_base="1.3"):
         paths = [

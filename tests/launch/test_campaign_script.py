@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(not (ROOT / ".venv/bin/python").exists(), reason="the script runs the project's .venv")
-def test_campaign_dry_run_lists_every_arm_with_three_seeds(tmp_path):
-    env = {**os.environ, "DRY_RUN": "1", "EXPERIMENT": "micro_campaign", "SEEDS": "0,1,2"}
+@pytest.mark.parametrize("experiment", ["micro_campaign", "micro_campaign3"])
+def test_campaign_dry_run_lists_every_arm_with_three_seeds(tmp_path, experiment):
+    env = {**os.environ, "DRY_RUN": "1", "EXPERIMENT": experiment, "SEEDS": "0,1,2"}
     env["MCSWEEP_RUNS"] = str(tmp_path)
     # Not the committed campaigns/micro_campaign/: its archived runs would be restored as done.
     env["ARCHIVE"] = str(tmp_path / "no_archive")
@@ -53,7 +54,7 @@ def test_a_failing_unit_is_named_and_the_others_still_run(tmp_path):
 
 
 @pytest.mark.skipif(not (ROOT / ".venv/bin/python").exists(), reason="the script runs the project's .venv")
-@pytest.mark.parametrize("experiment", ["micro_report", "micro_campaign"])
+@pytest.mark.parametrize("experiment", ["micro_report", "micro_campaign", "micro_campaign3"])
 def test_a_campaign_without_its_report_notes_stops_before_any_run(tmp_path, experiment):
     """The notes that head the report are checked at the start, not after hours of runs; each shipped
     experiment has its own."""

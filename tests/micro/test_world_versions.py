@@ -158,7 +158,7 @@ def test_run_config_selects_the_world_version():
 def test_world_2_hard_answers_outgrow_the_short_context_and_fit_the_long_one():
     """The context and masking axes' mechanism: a share of hard warm-start answers is longer than the
     micro short length (cut there, so masking has work), none is longer than the long one, and the
-    answers grow with difficulty (the policy's own lengths at step 0 are in docs/micro_world.md)."""
+    answers grow with difficulty (the policy's own lengths at step 0 are in docs/micro_world_v2.md)."""
     from mcsweep.gpu.__main__ import compose_run_config
     from mcsweep.micro.stats import build_tokenizer
 
