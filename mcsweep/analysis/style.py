@@ -48,8 +48,9 @@ def apply() -> None:
 
 def smooth(y: np.ndarray, window: int = SMOOTH_WINDOW) -> np.ndarray:
     """Centred rolling mean, shrinking at the ends, so the smoothed line spans the raw one. The window
-    is at most a quarter of the points: a curve of 3 evaluations is left as it is, not flattened."""
-    window = max(1, min(window, len(y) // 4))
+    is at most a quarter of the points, but 3 from 5 points on: a curve of 3 or 4 evaluations is left as
+    it is, not flattened, while a peak over 5-7 (a campaign's 6 evaluations) is not one noisy point."""
+    window = max(1, min(window, max(len(y) // 4, 3 if len(y) >= 5 else 1)))
     return pd.Series(y).rolling(window, center=True, min_periods=1).mean().to_numpy()
 
 

@@ -84,6 +84,8 @@ def test_short_curves_are_not_flattened_by_smoothing() -> None:
     assert np.array_equal(smooth(three), three)  # 3 evaluations: drawn and judged as measured
     long = np.arange(40, dtype=float) % 2
     assert smooth(long)[20] == pytest.approx(np.mean(long[18:23]))  # a 5-point window on a long series
+    six = np.array([0.40, 0.44, 0.41, 0.48, 0.42, 0.43])  # a campaign's 6 evaluations: one high point
+    assert smooth(six)[3] == pytest.approx(np.mean(six[2:5])) and max(smooth(six)) < six.max()
 
 
 def test_table1_labels_the_flagged_training_length_not_the_shortest() -> None:

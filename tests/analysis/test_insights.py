@@ -6,6 +6,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -172,6 +173,20 @@ def test_reward_logged_between_evaluations_still_correlates(world: str) -> None:
     frame, _ = _world("evaluator", world)
     odd = frame[(frame["metric"] != "reward") | (frame["step"] % 2 == 1)]
     assert BY_ID["E3"].run(odd).status == BY_ID["E3"].run(frame).status == ("holds" if not world else "contradicted")
+
+
+def test_one_seed_borrows_e3_noise_from_the_judged_accuracy(tmp_path: Path) -> None:
+    """With one seed per arm E3 takes its seed SD from the seeds sweep, correlating reward with test
+    pass@1 graded by the same fixed judge as the arms, not the run's own-comparator pass@1. SIMULATED."""
+    runs = sim.make_sweep("evaluator", sim.PAPER["evaluator"], (0,)) + sim.make_sweep("seeds", sim.PAPER["seeds"])
+    frame = load(sim.write_store(tmp_path, runs))
+    rng = np.random.default_rng(0)
+    own = (frame["sweep"] == "seeds") & (frame["metric"] == "eval/pass@1")
+    scrambled = frame.copy()
+    scrambled.loc[own, "value"] = rng.uniform(0, 1, int(own.sum()))  # the comparator E3 does not judge by
+    before, after = BY_ID["E3"].run(frame), BY_ID["E3"].run(scrambled)
+    sd = next(k for k in before.numbers if k.endswith(".sd"))
+    assert before.numbers[sd] == after.numbers[sd]
 
 
 @pytest.mark.parametrize("iid", ["T4", "T8"])

@@ -30,11 +30,29 @@ def _common_step(ctx: Ctx) -> float:
     return float(min(last[r] for a in ctx.fixed() for r in ctx.runs_of[a]))
 
 
+def _grain(ctx: Ctx, metric: str) -> float:
+    """The coarsest logging interval of ``metric`` among the sweep's runs, in steps. A rollout logs its
+    training metrics once, so the largest batch logs one point per several updates, each the mean over
+    more prompts; the smaller batches' points are noisier, and a peak over many noisy points sits higher."""
+    gaps = [float(np.median(np.diff(s.index))) for s in ctx.store.series(ctx.sweep, metric).values() if len(s) > 1]
+    return max(gaps, default=1.0)
+
+
+def at_grain(s: pd.Series, grain: float) -> pd.Series:
+    """The series averaged over blocks of ``grain`` steps, each indexed by its block's last step."""
+    if grain <= 1:
+        return s
+    block = np.ceil(s.index.to_numpy() / grain) * grain
+    return s.groupby(block).mean()
+
+
 def _equal_data(ctx: Ctx, metric: str, fn: cr.Summary, arm: Arm) -> np.ndarray:
-    """``fn`` over the part of each run within the data (steps) every arm reached."""
-    limit = _common_step(ctx)
-    vals = np.array([fn(s[s.index <= limit]) for s in ctx.series(metric, arm).values() if len(s[s.index <= limit])])
-    return ctx.record(f"{quantity(metric, fn)} at equal data", arm, vals)
+    """``fn`` over the part of each run within the data (steps) every arm reached, every run's series
+    averaged to the sweep's coarsest logging interval first, so that each point of every arm covers
+    the same updates."""
+    limit, grain = _common_step(ctx), _grain(ctx, metric)
+    cut = [at_grain(s[s.index <= limit], grain) for s in ctx.series(metric, arm).values()]
+    return ctx.record(f"{quantity(metric, fn)} at equal data", arm, np.array([fn(s) for s in cut if len(s)]))
 
 
 def _rel_length_drop(s: pd.Series) -> float:

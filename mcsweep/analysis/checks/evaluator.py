@@ -7,7 +7,7 @@ import pandas as pd
 
 from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.checks.common import FINAL, NOISE
-from mcsweep.analysis.criteria import ACC, DEFAULT_JUDGE, REWARD, acc_judged
+from mcsweep.analysis.criteria import DEFAULT_JUDGE, REWARD, acc_judged
 from mcsweep.analysis.registry import definition, insight
 from mcsweep.analysis.verdicts import Ctx, NotEnoughData, Verdict, judge
 
@@ -60,9 +60,10 @@ def _correlations(rew: dict[str, pd.Series], acc: dict[str, pd.Series]) -> np.nd
     return np.array([c for r in rew if r in acc and np.isfinite(c := _reward_acc_corr(rew[r], acc[r]))])
 
 
-def _corr_seed_sd(ctx: Ctx) -> tuple[float, int] | None:
-    """Seed-to-seed SD (and its df) of the reward/acc correlation, from the seeds sweep (repeats of one config)."""
-    c = _correlations(ctx.store.series("seeds", REWARD), ctx.store.series("seeds", ACC))
+def _corr_seed_sd(ctx: Ctx, acc: str) -> tuple[float, int] | None:
+    """Seed-to-seed SD (and its df) of the reward/acc correlation, from the seeds sweep (repeats of one
+    config), with test pass@1 graded by the same fixed judge as the arms' (`acc`)."""
+    c = _correlations(ctx.store.series("seeds", REWARD), ctx.store.series("seeds", acc))
     return (float(np.std(c, ddof=1)), len(c) - 1) if len(c) >= 2 else None
 
 
@@ -92,7 +93,7 @@ def robust_reward_tracks_accuracy(ctx: Ctx) -> Verdict:
         "corr(reward, acc)[robust]": round(float(np.mean(r)), 3),
         "corr(reward, acc)[lcb]": round(float(np.mean(b)), 3),
     }
-    return judge({"reward tracks acc better": cr.compare(r, b, 0.05, _corr_seed_sd(ctx))}, numbers)
+    return judge({"reward tracks acc better": cr.compare(r, b, 0.05, _corr_seed_sd(ctx, acc))}, numbers)
 
 
 @insight(
