@@ -10,6 +10,7 @@
 #                               # 140 rollouts, 3 seeds per arm (conf/experiment/micro_campaign.yaml)
 #   EXPERIMENT=micro_campaign3 ...  # the same campaign in world 3 (conf/experiment/micro_campaign3.yaml)
 #   DRY_RUN=1 ... scripts/micro_report.sh   # list every run (arm, seed, run id, status), run nothing
+#   ORDER="context masking ..." ...         # the 9 sweeps after the seeds sweep in this order
 # Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT), headed by
 # campaigns/<experiment>/notes.md (or $NOTES): how the runs were made. Finished runs
 # are also packed, every 5 minutes and at the end, into campaigns/<experiment>/ (or $ARCHIVE; commit
@@ -63,8 +64,15 @@ pipeline_arm() {
 }
 
 # The seeds sweep first: other sweeps' points copy its finished runs (mcsweep.launch.reuse).
+# ORDER: the sweeps after the seeds sweep, longest first by default; a campaign spread over sessions
+# may put the sweeps it most needs first (every sweep must still be listed once).
+ORDER="${ORDER:-temperature temperature_schedules masking context table1 evaluator data kl_clip batch}"
+if [ "$(tr ' ' '\n' <<< "$ORDER" | sort | tr '\n' ' ')" != "batch context data evaluator kl_clip masking table1 temperature temperature_schedules " ]; then
+  echo "ORDER must list each of the 9 sweeps once (got: $ORDER)" >&2
+  exit 2
+fi
 units=(seeds)
-for name in temperature temperature_schedules masking context table1 evaluator data kl_clip batch; do
+for name in $ORDER; do
   for seed in ${SEEDS//,/ }; do units+=("$name $seed"); done
 done
 units+=(pipeline)

@@ -64,3 +64,15 @@ def test_a_campaign_without_its_report_notes_stops_before_any_run(tmp_path, expe
     out = subprocess.run(["bash", "scripts/micro_report.sh"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert out.returncode == 2 and "no notes for the report" in out.stderr and "none.md" in out.stderr
     assert not list(tmp_path.iterdir())
+
+
+REPEATS_CONTEXT = "context context masking batch data evaluator kl_clip table1 temperature"
+
+
+@pytest.mark.parametrize("order", ["context masking", REPEATS_CONTEXT])
+def test_an_order_that_misses_or_repeats_a_sweep_stops_before_any_run(tmp_path, order):
+    """ORDER puts the sweeps a campaign needs first; one that would drop or repeat a sweep is refused."""
+    env = {**os.environ, "ORDER": order, "MCSWEEP_RUNS": str(tmp_path), "ARCHIVE": str(tmp_path / "no_archive")}
+    out = subprocess.run(["bash", "scripts/micro_report.sh"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 2 and "ORDER must list each of the 9 sweeps once" in out.stderr
+    assert not list(tmp_path.iterdir())
