@@ -219,8 +219,8 @@ def solution_code_v2(chain: list[Step], fmt: str, rng: random.Random, variants: 
 
 
 def plan_text_v3(chain: list[Step], exprs: list[str | None], rng: random.Random) -> str:
-    """World 3's plan: one line per op, and under each op that takes a constant its expression worked
-    out (or, in a share of the responses, its value written at once)."""
+    """World 3's plan: for each op that takes a constant, the op, then its expression worked out (or, in
+    a share of the responses, its value written at once); the plan's length is its arithmetic."""
     shortcut = rng.random() < arithmetic.SHORTCUT_FRAC
     lines = ["Plan:"]
     for i, (step, expr) in enumerate(zip(chain, exprs, strict=True), 1):
