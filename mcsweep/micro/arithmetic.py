@@ -18,12 +18,12 @@ import re
 TERM_COUNTS = (2, 2, 3, 3, 4, 6, 10, 14, 18)  # terms per expression, drawn uniformly: a long tail
 MAX_TERM = 9  # each term is a single digit
 MAX_PARTIAL = 10  # every running total stays in 1..10: each step is a one-digit lookup (10 is the largest k)
-SHORTCUT_FRAC = 0.35  # share of warm-start constants written at once instead of worked out
+SHORTCUT_FRAC = 0.35  # share of warm-start responses that write their constants at once, not worked out
 CONST_OP_WEIGHT = 4.0  # world 3 draws ops that take a constant this much more often
 
 
 def expression(k: int, rng: random.Random) -> str:
-    """A sum of single-digit terms (`9-4+2`) whose running totals stay in 1..19 and end at `k`."""
+    """A sum of single-digit terms (`9-4+2`) whose running totals stay in 1..MAX_PARTIAL and end at `k`."""
     n_terms = rng.choice(TERM_COUNTS)
     while True:
         totals = [rng.randint(1, MAX_TERM)] + [rng.randint(1, MAX_PARTIAL) for _ in range(n_terms - 2)] + [k]
