@@ -1,4 +1,5 @@
 """`python -m mcsweep.micro stats [options] [hydra overrides]`: each axis's mechanism at step 0.
+`python -m mcsweep.micro reasoning RUN...`: world 3's reasoning forms over a run's training.
 
 Measures, for the policy and world of the run that `python -m mcsweep <overrides>` would start
 (e.g. `+model.micro.world_version=2`, or `experiment=micro_campaign`): the strict judge's
@@ -45,12 +46,19 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--out", type=Path, default=None, help="datasheet markdown (default: print only)")
     st.add_argument("--json", type=Path, default=None, help="also write the numbers as JSON here")
     st.add_argument("overrides", nargs="*", help="Hydra overrides, as for python -m mcsweep")
+    rt = sub.add_parser(
+        "reasoning", help="world 3: how a run's training completions state their constants, over training"
+    )
+    rt.add_argument("runs", nargs="+", type=Path, help="run folders (each with its completions.jsonl)")
+    rt.add_argument("--windows", type=int, default=4, help="equal stretches of training to report")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     args = _parser().parse_args(argv)
+    if args.command == "reasoning":
+        return _reasoning(args)
     import torch
 
     torch.set_num_threads(args.threads)
@@ -64,6 +72,15 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(text)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+def _reasoning(args: argparse.Namespace) -> int:
+    from mcsweep.micro import reasoning_trace
+
+    for run in args.runs:
+        table, skipped = reasoning_trace.trace(run, args.windows)
+        print(reasoning_trace.render(run, table, skipped) + "\n")
     return 0
 
 
