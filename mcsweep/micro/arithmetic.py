@@ -51,6 +51,7 @@ def plan_line(expr: str, shortcut: bool) -> str:
     return f"   k = {expr} = {sum(terms(expr))}." if shortcut else f"   {worked(expr)}."
 
 
+FORMS = ("worked", "shortcut", "none")  # how a response states its constants (`reasoning_form`)
 WORKED_STEP = re.compile(r"(-?\d+)([+-])(\d+)=(-?\d+)")
 
 

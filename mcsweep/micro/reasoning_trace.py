@@ -8,9 +8,7 @@ import statistics
 from pathlib import Path
 
 from mcsweep.io.jsonl import JsonlError, read_jsonl
-from mcsweep.micro.arithmetic import reasoning_form
-
-FORMS = ("worked", "shortcut", "none")
+from mcsweep.micro.arithmetic import FORMS, reasoning_form
 
 
 def trace(run_dir: Path, windows: int = 4) -> tuple[list[dict], int]:

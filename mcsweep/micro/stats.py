@@ -13,7 +13,7 @@ import math
 import random
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcsweep.algo.diversity import group_diversity
@@ -133,27 +133,28 @@ def truncation(rows: Sequence[Graded], repeat_window: int) -> list[dict]:
     return table
 
 
-def reasoning(rows: Sequence[Graded], tokenizer) -> list[dict]:
+def reasoning(rows: Sequence[Graded], decode: Callable[[list[int]], str]) -> list[dict]:
     """World 3's reasoning that pays, per difficulty and reasoning form (constants worked out step by
     step, written at once, or none to write): share of responses, mean tokens, the share whose
     one-term steps are all right, and pass@1. Measured uncut (the longest length), so that what the
     form costs in tokens and what it buys in accuracy show apart from truncation."""
     longest = max(r.length for r in rows)
-    texts = {id(r): tokenizer.decode(r.ids, skip_special_tokens=True) for r in rows if r.length == longest}
+    texts = [(r, decode(r.ids)) for r in rows if r.length == longest]
+    typed = [(r, text, arithmetic.reasoning_form(text)) for r, text in texts]
     table = []
     for level in (*DIFFICULTIES, "all"):
-        part = [r for r in rows if r.length == longest and level in (r.problem["difficulty"], "all")]
-        for form in ("worked", "shortcut", "none"):
-            rows_form = [r for r in part if arithmetic.reasoning_form(texts[id(r)]) == form]
+        part = [t for t in typed if level in (t[0].problem["difficulty"], "all")]
+        for form in arithmetic.FORMS:
+            rows_form = [(r, text) for r, text, f in part if f == form]
             if rows_form:
                 table.append(
                     {
                         "difficulty": level,
                         "form": form,
                         "share": len(rows_form) / len(part),
-                        "mean_tokens": statistics.fmean(len(r.ids) for r in rows_form),
-                        "steps_right": _share([arithmetic.steps_correct(texts[id(r)]) for r in rows_form]),
-                        "accuracy": _share([r.robust for r in rows_form]),
+                        "mean_tokens": statistics.fmean(len(r.ids) for r, _ in rows_form),
+                        "steps_right": _share([arithmetic.steps_correct(text) for _, text in rows_form]),
+                        "accuracy": _share([r.robust for r, _ in rows_form]),
                     }
                 )
     return table
@@ -309,7 +310,7 @@ def policy_stats(cfg, world: WorldSpec, model, tokenizer, lengths: Sequence[int]
         "noise": eval_noise([r for r in rows if r.length == train_len]),
     }
     if world.version >= 3:
-        out["test"]["reasoning"] = reasoning(rows, tokenizer)
+        out["test"]["reasoning"] = reasoning(rows, lambda ids: tokenizer.decode(ids, skip_special_tokens=True))
     group = cfg.batch.group_size
     log.info("temperatures %s: %d problems x G=%d each", args.temperatures, args.n_temperature, group)
     out["temperature"] = [

@@ -9,6 +9,7 @@ from mcsweep.micro.stats import (
     diversity,
     eval_noise,
     pass_at_1,
+    reasoning,
     strict_rejection,
     temperature_unit,
     truncation,
@@ -73,3 +74,26 @@ def test_temperature_unit_maps_the_study_collapse_onto_the_policy_collapse():
     rows = [{"temperature": t, "pass@1": p} for t, p in ((0.6, 0.654), (1.2, 0.30), (1.4, 0.089), (1.5, 0.026))]
     assert temperature_unit(rows) == {"collapse": 1.5, "study_collapse": 2.0, "share": 0.05, "unit": 0.75}
     assert temperature_unit(rows[:3])["unit"] is None
+
+
+def test_reasoning_splits_uncut_responses_by_how_they_state_constants():
+    """World 3: each response's form (hand-written texts behind the ids), its steps and its accuracy,
+    per difficulty, read at the longest length only."""
+    texts = {
+        1: "   9-4=5, 5+2=7, so k=7.",
+        2: "   9-4=6, 6+2=8, so k=8.",
+        3: "   k = 9-4+2 = 7.",
+        4: "No constants to work out.",
+    }
+    rows = [
+        _row("a", True, True, ids=(1,)),
+        _row("b", False, False, ids=(2,)),
+        _row("c", False, False, ids=(3,), level="easy"),
+        _row("d", True, True, ids=(4,), level="easy"),
+    ]
+    cut = Graded(_problem("a"), 0, 56, [1], True, "no_code", False, False)  # a shorter length: not read
+    table = {(t["difficulty"], t["form"]): t for t in reasoning([*rows, cut], lambda ids: texts[ids[0]])}
+    worked = table[("hard", "worked")]
+    assert (worked["share"], worked["steps_right"], worked["accuracy"], worked["mean_tokens"]) == (1.0, 0.5, 0.5, 1)
+    assert table[("all", "worked")]["share"] == 0.5 and table[("easy", "shortcut")]["accuracy"] == 0.0
+    assert table[("all", "none")]["share"] == 0.25 and ("hard", "shortcut") not in table
