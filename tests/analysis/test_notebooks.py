@@ -26,7 +26,7 @@ def run_notebook(path: Path, source: Path, monkeypatch: pytest.MonkeyPatch) -> n
     monkeypatch.setenv("MCSWEEP_RUNS", str(source))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     return nb
 
 
