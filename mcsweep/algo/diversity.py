@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 
 def _ngrams(ids: Sequence[int], n: int) -> list[tuple[int, ...]]:
-    return [tuple(ids[i : i + n]) for i in range(len(ids) - n + 1)]
+    """Zipping n shifted views makes every n-gram in C, not one slice per position."""
+    return list(zip(*(ids[i:] for i in range(n)), strict=False))
 
 
 def group_diversity(group: Sequence[Sequence[int]], n: int = 4) -> float:
