@@ -38,7 +38,7 @@ CLAIM_DPI = 90
 def _load_section(rep: LoadReport) -> str:
     partial = rep.partial_runs()
     out = [
-        f"Runs loaded: {len(rep.runs)}. Partial or failed runs (kept, marked): "
+        f"Runs loaded: {len(rep.runs)}. Partial or failed runs (plotted and marked, left out of the verdicts): "
         f"{', '.join(partial) if partial else 'none'}."
     ]
     if rep.issues:

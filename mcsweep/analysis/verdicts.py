@@ -177,18 +177,31 @@ def _without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
+UNFINISHED = ("running", "failed")
+"""Run statuses left out of the verdicts: such a run's last point is where it stopped, not its end, so
+its 'final' value would compare a shorter run with finished ones (the report still plots it, marked)."""
+
+
+def finished_only(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of runs that are not known to be unfinished (a run without a card keeps its rows)."""
+    if frame.empty or "status" not in frame:
+        return frame
+    return frame[~frame["status"].isin(UNFINISHED)]
+
+
 class Store:
-    """The frame split once by sweep, with per-(sweep, metric) series cached: checks read it many times."""
+    """The frame split once by sweep, with per-(sweep, metric) series cached: checks read it many times.
+    Runs still running or failed are left out (``UNFINISHED``)."""
 
     def __init__(self, full: pd.DataFrame, samples: pd.DataFrame | None = None, judge: str = cr.DEFAULT_JUDGE) -> None:
         if judge not in cr.JUDGES:
             raise ValueError(f"judge must be one of {cr.JUDGES}, got {judge!r}")
         self.judge = judge
-        self.full = _without_attrs(full)
-        self.samples = _without_attrs(samples) if samples is not None else pd.DataFrame()
-        self.by_sweep = {str(k): g for k, g in self.full.groupby("sweep")} if not full.empty else {}
+        self.full = finished_only(_without_attrs(full))
+        self.samples = finished_only(_without_attrs(samples)) if samples is not None else pd.DataFrame()
+        self.by_sweep = {str(k): g for k, g in self.full.groupby("sweep")} if not self.full.empty else {}
         self._by_metric = (
-            {(str(k), str(m)): g for (k, m), g in self.full.groupby(["sweep", "metric"])} if not full.empty else {}
+            {(str(k), str(m)): g for (k, m), g in self.full.groupby(["sweep", "metric"])} if not self.full.empty else {}
         )
         self._series: dict[tuple[str, str], dict[str, pd.Series]] = {}
         self._arms: dict[tuple[str, str], dict[Arm, list[str]]] = {}

@@ -215,3 +215,13 @@ def test_one_run_per_arm_decides_no_per_run_claim(tmp_path: Path, iid: str) -> N
     sim.write_store(tmp_path, sim.make_sweep("temperature", arms, (0,)))
     verdict = BY_ID[iid].run(load(tmp_path), load_samples(tmp_path))
     assert verdict.status == "inconclusive" and verdict.reason.startswith("fewer than 2 runs to agree"), verdict
+
+
+def test_an_unfinished_run_is_left_out_of_the_verdicts() -> None:
+    """A running run's last point is not its end: with the hard arm's runs still running, D2 has no
+    hard arm to compare (the old code compared their partial values and said 'holds')."""
+    frame, _ = _world("data", "")
+    assert BY_ID["D2"].run(frame).status == "holds"
+    running = frame.assign(status=frame["status"].where(frame["data"] != "microcoder", "running"))
+    verdict = BY_ID["D2"].run(running)
+    assert verdict.status == "inconclusive", verdict
