@@ -10,6 +10,7 @@ import pandas as pd
 
 from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.arms import FIXED, Arm, arm_of
+from mcsweep.launch.status import CardStatus
 
 HOLDS, CONTRADICTED, INCONCLUSIVE, DEFINITION = "holds", "contradicted", "inconclusive", "definition"
 NO_NOISE = "fewer than 2 seeds per arm and no seeds sweep to estimate noise"
@@ -177,7 +178,7 @@ def _without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-UNFINISHED = ("running", "failed")
+UNFINISHED = (CardStatus.RUNNING, CardStatus.FAILED)
 """Run statuses left out of the verdicts: such a run's last point is where it stopped, not its end, so
 its 'final' value would compare a shorter run with finished ones (the report still plots it, marked)."""
 
