@@ -493,12 +493,15 @@ class MaskingConfig:
         default=MaskingMode.conditional,
         metadata={
             "help": "none; all (every truncated response); all_failed (truncated and not accepted); conditional "
-            "(truncated and non-incorrect or repetitive, or with probability rho otherwise: the study's)."
+            "(truncated, non-incorrect and not repetitive, each with probability rho: the study's)."
         },
     )
     rho: float = field(
         default=0.3,
-        metadata={"help": "conditional: probability of masking a truncated response that is neither, in [0, 1]."},
+        metadata={
+            "help": "conditional: probability of masking a truncated, non-incorrect, non-repetitive response, "
+            "in [0, 1]."
+        },
     )
     non_incorrect: NonIncorrect = field(
         default=NonIncorrect.no_answer,
@@ -581,7 +584,10 @@ class KLClipConfig:
 class AlgoConfig:
     """The preset's name and the knobs that are not an axis of their own."""
 
-    name: str = field(default="microcoder_grpo", metadata={"help": "The preset's name (grpo, dapo, microcoder_grpo)."})
+    name: str = field(
+        default="microcoder_grpo",
+        metadata={"help": "The preset's name (grpo, dapo, microcoder_grpo, analysis_base)."},
+    )
     loss_type: LossType = field(
         default=LossType.dapo, metadata={"help": "TRL's loss aggregation (GRPOConfig.loss_type)."}
     )
@@ -913,7 +919,8 @@ class DataSizes:
 @dataclass
 class SizesConfig:
     """The numbers axis options read (`${sizes.x}`), set by the `scale` group, so that a sweep is the
-    same file at both scales. The defaults are the micro scale's."""
+    same file at both scales. The defaults are an earlier micro scale's (lengths 112/160/224/256);
+    conf/scale/micro.yaml and paper.yaml set every key."""
 
     ctx_short: int = field(default=112, metadata={"help": "context=short's training length."})
     ctx_mid: int = field(default=160, metadata={"help": "context=mid's training length."})
