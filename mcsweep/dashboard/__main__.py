@@ -25,7 +25,9 @@ def write_spec(sweep: str, entity: str, project: str, out_dir: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="W&B workspaces whose panels mirror the study's figures.")
+    parser = argparse.ArgumentParser(
+        prog="python -m mcsweep.dashboard", description="W&B workspaces whose panels mirror the study's figures."
+    )
     parser.add_argument("sweep", help="a sweep_name from sweeps/ (e.g. temperature), or 'all'")
     parser.add_argument("--entity", required=True, help="W&B entity (user or team) the runs are logged to")
     parser.add_argument("--project", required=True, help="W&B project (tracker.project, default mcsweep)")

@@ -89,7 +89,10 @@ def evaluate_at_temperatures(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Evaluate a run's checkpoints at several temperatures.")
+    parser = argparse.ArgumentParser(
+        prog="python -m mcsweep.train.temperature_eval",
+        description="Evaluate a run's checkpoints at several temperatures.",
+    )
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--temperatures", type=float, nargs="+", default=list(DEFAULT_TEMPERATURES))
     parser.add_argument("--steps", type=int, nargs="+", default=None, help="checkpoint steps (default: all, and 0)")
