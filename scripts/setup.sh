@@ -8,5 +8,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
   .venv/bin/pip install -q --upgrade pip
 fi
-.venv/bin/pip install -q "torch==2.13.0"
+# TORCH_INDEX: where the CPU build lives. Unset, pip asks its configured index: on this project's
+# CI machine that serves the CPU build; PyPI's own Linux wheel of torch 2.13.0 is the CUDA build.
+.venv/bin/pip install -q ${TORCH_INDEX:+--index-url "$TORCH_INDEX"} "torch==2.13.0"
 .venv/bin/pip install -q -e ".[dev]"
