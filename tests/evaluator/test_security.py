@@ -587,6 +587,26 @@ def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hos
     assert probe(hostile, code, answer).passed
 
 
+def test_descriptors_held_in_flight_cannot_keep_memory_past_the_run():
+    """Two sockets that hold each other in flight (SCM_RIGHTS) outlive every process of the run, and so do
+    the memfds sent along, charged to the zygote's memory cgroup: the next solution on the slot ran out
+    of memory. Passing descriptors fails, and the next solution gets the whole limit."""
+    leak = (
+        "import array, os, socket\na, b = socket.socketpair()\n"
+        "def send(sock, fd):\n"
+        "    sock.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])\n"
+        "for _ in range(25):\n    fd = os.memfd_create('x')\n    os.write(fd, b'x' * (8 << 20))\n"
+        "    send(a, fd)\n    os.close(fd)\nsend(a, b.fileno())\nsend(b, a.fileno())\nprint(3)\n"
+    )
+    honest = "a = bytearray(200 << 20)\na[::4096] = b'x' * len(a[::4096])\nprint(3)\n"
+    with Evaluator(workers=1, timeout_s=3.0, memory_mb=256) as ev:
+        if not ev.isolation.cgroup:
+            pytest.skip(f"no cgroup here: {ev.isolation.warnings}")
+        assert run(ev, honest).passed
+        run(ev, leak)  # its verdict aside (it prints the answer), it must leave the slot as it found it
+        assert run(ev, honest).passed
+
+
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     """Run from an interactive terminal (a pty its session controls, as a shell gives), the grader's
     solutions find no /dev/tty to type commands into or to send ^C to the grader through."""

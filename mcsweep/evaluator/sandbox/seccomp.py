@@ -1,8 +1,8 @@
 """A seccomp filter (built with pyseccomp, the ctypes bindings of libseccomp) that denies a solution the
 system calls no contest solution needs: new namespaces, mounts, tracing other processes, kernel keyrings,
 BPF, io_uring (which would bypass the filter), module loading, clocks, reboot, terminal injection, socket
-families other than unix and IP... Denied calls fail with EPERM (a socket family with EAFNOSUPPORT), so
-the solution sees an ordinary OSError; everything else is allowed."""
+families other than unix and IP, passing descriptors... Denied calls fail with EPERM (a socket family
+with EAFNOSUPPORT), so the solution sees an ordinary OSError; everything else is allowed."""
 
 from __future__ import annotations
 
@@ -73,6 +73,11 @@ DENIED = (
     "flock",
     "inotify_init",
     "inotify_init1",
+    # Passing descriptors (SCM_RIGHTS): sockets that hold each other in flight outlive every process of
+    # the run, and with them the memfds sent along, still charged to the zygote's memory cgroup: the
+    # next solution on the slot ran out of memory (840 MB left by one run of a 1024 MB limit).
+    "sendmsg",
+    "sendmmsg",
 )
 # ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
 # for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote
