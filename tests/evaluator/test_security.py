@@ -587,6 +587,29 @@ def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hos
     assert probe(hostile, code, answer).passed
 
 
+def test_record_locks_and_directory_notifications_cannot_signal_runs_beside_it(hostile):
+    """flock and inotify are denied; fcntl's record locks (a read lock on the standard library, seen by
+    another run's F_GETLK with its holder's pid) and dnotify (F_NOTIFY: SIGIO when another run reads a
+    file of the directory) carried a signal between two runs graded side by side. They fail; other
+    fcntl commands work."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, fcntl, json, os, struct\nfd = os.open(os.__file__, os.O_RDONLY)\n"
+        "d = os.open(os.path.dirname(json.__file__), os.O_RDONLY)\n"
+        "lock = struct.pack('hhqqi4x', fcntl.F_WRLCK, 0, 777, 1, 0)\ngot = []\nfor name, call in [\n"
+        "    ('read_lock', lambda: fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 777)),\n"
+        "    ('probe', lambda: fcntl.fcntl(fd, fcntl.F_GETLK, lock)),\n"
+        "    ('ofd_probe', lambda: fcntl.fcntl(fd, 36, lock)),\n"
+        "    ('notify', lambda: fcntl.fcntl(d, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)),\n"
+        "    ('getfd', lambda: fcntl.fcntl(fd, fcntl.F_GETFD)),\n"
+        "]:\n"
+        "    try:\n        call()\n        got.append(name + ' ok')\n"
+        "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
+        "print(', '.join(got))\n"
+    )
+    assert probe(hostile, code, "read_lock EPERM, probe EPERM, ofd_probe EPERM, notify EPERM, getfd ok").passed
+
+
 def test_descriptors_held_in_flight_cannot_keep_memory_past_the_run():
     """Two sockets that hold each other in flight (SCM_RIGHTS) outlive every process of the run, and so do
     the memfds sent along, charged to the zygote's memory cgroup: the next solution on the slot ran out
