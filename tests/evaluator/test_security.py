@@ -630,6 +630,44 @@ def test_descriptors_held_in_flight_cannot_keep_memory_past_the_run():
         assert run(ev, honest).passed
 
 
+def _unread_host_file() -> Path | None:
+    """A fresh file on a host filesystem the sandbox neither hides nor covers, whose next read would stamp
+    its access time (relatime: the access time is not after the modification)."""
+    for parent in ("/var/cache", "/var/lib", "/opt", "/usr/local/share"):
+        if os.path.isdir(parent) and os.access(parent, os.W_OK):
+            fd, name = tempfile.mkstemp(prefix="mcsweep-atime-", dir=parent)
+            os.write(fd, b"x")
+            os.close(fd)
+            os.chmod(name, 0o644)
+            os.utime(name, (os.stat(name).st_mtime - 100, os.stat(name).st_mtime))
+            return Path(name)
+    return None
+
+
+def test_reads_leave_no_access_time_or_terminal_stamp_for_other_runs(hostile):
+    """Reading a host file stamped its access time on disk, which a run of another grader read back with
+    stat: a bit per file that outlives everything. Writing to a pseudo-terminal stamped the host's
+    /dev/ptmx the same way. Host mounts are read-only in the sandbox (no access times written) and there
+    are no pseudo-terminals; /dev/null still takes writes."""
+    needs_isolation(hostile)
+    target = _unread_host_file()
+    if target is None:
+        pytest.skip("no writable host directory outside the covered ones to put a file in")
+    try:
+        before, ptmx = target.stat().st_atime_ns, os.stat("/dev/ptmx").st_mtime_ns
+        code = (
+            "import errno, os\n"
+            f"p = {str(target)!r}\nopen(p).read()\nopen('/dev/null', 'w').write('x')\ngot = [open(p).read()]\n"
+            "try:\n    m, _ = os.openpty()\n    os.write(m, b'x\\n')\n    got.append('pty')\n"
+            "except OSError as e:\n    got.append(errno.errorcode[e.errno])\nprint(*got)\n"
+        )
+        assert probe(hostile, code, "x ENODEV").passed
+        assert target.stat().st_atime_ns == before
+        assert os.stat("/dev/ptmx").st_mtime_ns == ptmx
+    finally:
+        target.unlink()
+
+
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     """Run from an interactive terminal (a pty its session controls, as a shell gives), the grader's
     solutions find no /dev/tty to type commands into or to send ^C to the grader through."""

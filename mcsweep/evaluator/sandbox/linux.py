@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import importlib.util
 import os
+import re
 import resource
 import site
 import sys
@@ -15,10 +16,13 @@ import sysconfig
 from .limits import Isolation, Limits
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 32, 1024
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 WRITABLE_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+PSEUDO_TERMINALS = "/dev/pts"  # covered: a pty's writes stamp the host's /dev/ptmx (mtime), which any run reads
+KERNEL_MOUNTS = ("/proc", "/sys")  # our own /proc; the cgroup files the zygote writes
 JUDGE_PACKAGES = ("numpy",)  # what a judge offers besides the standard library (AtCoder: numpy)
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -55,7 +59,7 @@ def _inside(path: str, tree: str) -> bool:
 def _cover(path: str, expose: list[str], data: str) -> None:
     """Cover ``path`` with an empty tmpfs, then bind the ``expose`` paths inside it back, read-only."""
     keep = [(p, os.open(p, os.O_PATH)) for p in expose if _inside(p, path) and p != path]
-    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, data)
+    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, data)  # a listing leaves no trace
     for target, fd in keep:
         os.makedirs(target, mode=0o755, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
@@ -99,7 +103,8 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     try:
         unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
         mount(None, "/", None, MS_REC | MS_PRIVATE)
-        _cover_all(hidden, iso)
+        covered = _cover_all(hidden, iso)
+        _read_only_host_mounts(covered, iso)
         iso.mount_namespace = True
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
         iso.proc_hidepid = True
@@ -108,12 +113,13 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     return iso
 
 
-def _cover_all(hidden: tuple[str, ...], iso: Isolation) -> None:
-    """Fresh tmpfs over the shared writable directories and the hidden trees; record, for each requested
-    tree, the mount that hides it (itself, or a covered directory above it)."""
+def _cover_all(hidden: tuple[str, ...], iso: Isolation) -> list[str]:
+    """Fresh tmpfs over the shared writable directories, the pseudo-terminals and the hidden trees; record,
+    for each requested tree, the mount that hides it (itself, or a covered directory above it). Returns
+    the covered paths."""
     expose = python_paths()
     covered: list[str] = []
-    for path in WRITABLE_TMP:
+    for path in (*WRITABLE_TMP, PSEUDO_TERMINALS):
         if os.path.isdir(path) and not os.path.islink(path):
             _cover(path, expose, "mode=0755,size=2g")
             covered.append(path)
@@ -127,6 +133,38 @@ def _cover_all(hidden: tuple[str, ...], iso: Isolation) -> None:
         if above is not None and not any(_inside(real, p) for p in expose):
             iso.hidden_paths.append(path)
             iso.hidden_by[path] = above
+    return covered
+
+
+def _mount_points() -> list[tuple[str, set[str]]]:
+    """(mount point, per-mount options) of each mount of this namespace, from /proc/self/mountinfo."""
+    points = []
+    with open("/proc/self/mountinfo") as stream:
+        for line in stream:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            points.append((point, set(fields[5].split(","))))
+    return points
+
+
+def _read_only_host_mounts(covered: list[str], iso: Isolation) -> None:
+    """Remount every mount a run sees of the host's (the root filesystem above all) read-only, keeping its
+    other flags: no write of a run's reaches them anyway (its uid), but a read of a file or a directory
+    listing stamps its access time (relatime: once a day) on disk, where another run, of another grader
+    too, reads it with ``stat``: a store of a bit per file that outlives everything (it carried a bit
+    between two graders). A read-only mount writes no access times. Our own mounts (the covers and what
+    they bind back, read-only already) and /proc and /sys stay as they are."""
+    flag_of = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
+    for point, options in _mount_points():
+        if any(_inside(point, tree) for tree in (*covered, *KERNEL_MOUNTS)) or "ro" in options:
+            continue
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+        for name, flag in flag_of.items():
+            flags |= flag if name in options else 0
+        try:
+            mount(None, point, None, flags)
+        except OSError as err:
+            iso.warnings.append(f"{point} not read-only ({err}): a run's reads stamp access times others see")
 
 
 def mount_run_root(path: str, limits: Limits) -> None:
