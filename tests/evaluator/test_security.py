@@ -530,6 +530,23 @@ def test_namespaces_mounts_ptrace_keyrings_and_bpf_are_denied(hostile):
     assert {"unshare", "mount", "ptrace", "keyctl", "bpf", "io_uring_setup"} <= set(hostile.isolation.seccomp)
 
 
+def test_host_wide_disk_flushes_are_denied(hostile):
+    """sync and syncfs flush every filesystem of the host (a run's own files are on a tmpfs): in a loop, a
+    solution made the trainer and other graders wait on the disk (158 host-wide syncs in 0.5 s). They
+    fail; fsync of its own file works."""
+    needs_isolation(hostile)
+    code = (
+        "import ctypes, errno, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "fd = os.open('f', os.O_CREAT | os.O_WRONLY)\nos.write(fd, b'x')\nos.fsync(fd)\ngot = ['fsync ok']\n"
+        "for name, args in [('sync', (162,)), ('syncfs', (306, fd))]:\n"
+        "    rc = libc.syscall(*args)\n"
+        "    got.append(name + (' ok' if rc == 0 else ' ' + errno.errorcode.get(ctypes.get_errno(), '?')))\n"
+        "print(', '.join(got))\n"
+    )
+    assert probe(hostile, code, "fsync ok, sync EPERM, syncfs EPERM").passed
+    assert {"sync", "syncfs"} <= set(hostile.isolation.seccomp)
+
+
 def test_terminal_injection_and_socket_families_beyond_unix_and_ip_are_denied(hostile):
     """TIOCSTI (typing commands into a terminal) and TIOCLINUX fail even on a descriptor that is no
     terminal, also with upper bits set in the request (the kernel reads 32); AF_VSOCK, which no network

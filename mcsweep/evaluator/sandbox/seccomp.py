@@ -79,6 +79,10 @@ DENIED = (
     # next solution on the slot ran out of memory (840 MB left by one run of a 1024 MB limit).
     "sendmsg",
     "sendmmsg",
+    # Host-wide disk flushes: a run's own files are on a tmpfs, so all these do is make every other
+    # process of the host (the trainer's checkpoints, other graders) wait on the disk.
+    "sync",
+    "syncfs",
 )
 # ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
 # for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote
