@@ -650,7 +650,7 @@ def test_descriptors_held_in_flight_cannot_keep_memory_past_the_run():
 def _unread_host_file() -> Path | None:
     """A fresh file on a host filesystem the sandbox neither hides nor covers, whose next read would stamp
     its access time (relatime: the access time is not after the modification)."""
-    for parent in ("/var/cache", "/var/lib", "/opt", "/usr/local/share"):
+    for parent in ("/usr/local/share", "/usr/local", "/etc"):
         if os.path.isdir(parent) and os.access(parent, os.W_OK):
             fd, name = tempfile.mkstemp(prefix="mcsweep-atime-", dir=parent)
             os.write(fd, b"x")
@@ -664,8 +664,8 @@ def _unread_host_file() -> Path | None:
 def test_reads_leave_no_access_time_or_terminal_stamp_for_other_runs(hostile):
     """Reading a host file stamped its access time on disk, which a run of another grader read back with
     stat: a bit per file that outlives everything. Writing to a pseudo-terminal stamped the host's
-    /dev/ptmx the same way. Host mounts are read-only in the sandbox (no access times written) and there
-    are no pseudo-terminals; /dev/null still takes writes."""
+    /dev/ptmx the same way. Host mounts are read-only in the sandbox (no access times written) and its
+    /dev has no pseudo-terminals; /dev/null still takes writes."""
     needs_isolation(hostile)
     target = _unread_host_file()
     if target is None:
@@ -678,11 +678,66 @@ def test_reads_leave_no_access_time_or_terminal_stamp_for_other_runs(hostile):
             "try:\n    m, _ = os.openpty()\n    os.write(m, b'x\\n')\n    got.append('pty')\n"
             "except OSError as e:\n    got.append(errno.errorcode[e.errno])\nprint(*got)\n"
         )
-        assert probe(hostile, code, "x ENODEV").passed
+        assert probe(hostile, code, "x ENOENT").passed
         assert target.stat().st_atime_ns == before
         assert os.stat("/dev/ptmx").st_mtime_ns == ptmx
     finally:
         target.unlink()
+
+
+@contextlib.contextmanager
+def _host_secrets(tag: str) -> Iterator[list[str]]:
+    """World-readable files and a world-connectable unix socket where no hidden path reaches: a new
+    top-level directory, /var/lib, /opt, /run and the top of the root itself."""
+    made = [
+        Path(f"/mcsweep-{tag}/expected.txt"),
+        Path(f"/var/lib/mcsweep-{tag}/expected.txt"),
+        Path(f"/opt/mcsweep-{tag}/expected.txt"),
+        Path(f"/mcsweep-{tag}.txt"),
+    ]
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        for path in made:
+            path.parent.mkdir(mode=0o755, exist_ok=True)
+            path.write_text("42\n")
+            path.chmod(0o644)
+        sock.bind(f"/run/mcsweep-{tag}.sock")
+        os.chmod(f"/run/mcsweep-{tag}.sock", 0o777)
+        sock.listen(1)
+        yield [str(p) for p in made] + [f"/run/mcsweep-{tag}.sock"]
+    finally:
+        sock.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"/run/mcsweep-{tag}.sock")
+        for path in made:
+            path.unlink(missing_ok=True)
+            if path.parent != Path("/"):
+                path.parent.rmdir()
+
+
+def test_host_files_beyond_the_system_directories_are_not_there(hostile):
+    """Datasets and expected outputs live wherever a cluster keeps them (/opt, /var/lib, a /lustre, a file
+    at the top of the root), not only under the hidden paths; and a unix socket anywhere a run can reach
+    is a host service it can talk to (no network namespace covers a socket's path). A run's root shows
+    only the system directories and the Python installation, so none of these is there: neither what was
+    made before the grader started nor (here) after; and of /dev only the data devices."""
+    needs_isolation(hostile)
+    if not os.access("/", os.W_OK) or not os.path.isdir("/run"):
+        pytest.skip("needs a writable / and a /run to plant files in")
+    with _host_secrets(f"secret-{os.getpid()}") as paths:
+        code = (
+            "import os, socket\nseen = []\n"
+            f"for p in {paths[:-1]!r}:\n"
+            "    try:\n        seen.append(open(p).read())\n    except OSError:\n        pass\n"
+            "s = socket.socket(socket.AF_UNIX)\n"
+            f"try:\n    s.connect({paths[-1]!r})\n    seen.append('socket')\nexcept OSError:\n    pass\n"
+            "devices = {'null', 'zero', 'full', 'random', 'urandom', 'fd', 'stdin', 'stdout', 'stderr', 'shm'}\n"
+            "seen += sorted(set(os.listdir('/dev')) - devices)\n"
+            "seen += sorted(set(os.listdir('/')) - {'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'usr', 'etc',"
+            " 'sys', 'proc', 'dev', 'tmp', *[p.split('/')[1] for p in " + repr(hostile.isolation.host_view) + "]})\n"
+            "print('contained' if not seen else seen)\n"
+        )
+        assert probe(hostile, code).passed
 
 
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):

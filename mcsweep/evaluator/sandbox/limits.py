@@ -54,5 +54,8 @@ class Isolation:
     processes slow no other solution graded beside it."""
     hidden_paths: list[str] = field(default_factory=list)
     hidden_by: dict[str, str] = field(default_factory=dict)
+    host_view: list[str] = field(default_factory=list)
+    """The host's directories a run's root shows (bound read-only, /sys aside): the system's and the
+    Python installation. Nothing else of the host's is in it, /proc, /dev and /tmp are its own."""
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

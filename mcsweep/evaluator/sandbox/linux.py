@@ -20,8 +20,26 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 
 MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
-WRITABLE_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-PSEUDO_TERMINALS = "/dev/pts"  # covered: a pty's writes stamp the host's /dev/ptmx (mtime), which any run reads
+SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "sys"})
+"""The top-level entries of the host's a run's root shows: its programs, libraries and configuration,
+and /sys (the zygote's cgroup). With them only the Python installation, a fresh /proc, /dev and /tmp.
+Nothing else (/opt, /var, /run, /srv, a cluster's /lustre or /scratch, files at the top: wherever
+datasets, checkpoints, expected outputs or service sockets live) is there: a run sees what it needs,
+not all that nobody thought to hide."""
+BUILT_DIRS = ("/proc", "/dev", "/tmp")  # the new root's own
+STAGE = "/tmp"  # where the new root is assembled (a tmpfs over it, in this namespace only)
+OLD_ROOT = "/.old-root"
+WRITABLE_TMP = ("/tmp", "/dev/shm")  # root's alone (mode 0755), so they may stay writable
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}  # pivot_root(2)'s number: the C library has no wrapper
+DEVICES = ("null", "zero", "full", "random", "urandom")
+"""The devices a program reads or writes as data. The rest of the host's /dev (a GPU, the kernel log, a
+syslog socket, terminals, whose writes stamp the host's /dev/ptmx) is not there."""
+DEV_LINKS = {
+    "fd": "/proc/self/fd",
+    "stdin": "/proc/self/fd/0",
+    "stdout": "/proc/self/fd/1",
+    "stderr": "/proc/self/fd/2",
+}
 KERNEL_MOUNTS = ("/proc", "/sys")  # our own /proc; the cgroup files the zygote writes
 JUDGE_PACKAGES = ("numpy",)  # what a judge offers besides the standard library (AtCoder: numpy)
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -103,37 +121,99 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     try:
         unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
         mount(None, "/", None, MS_REC | MS_PRIVATE)
-        covered = _cover_all(hidden, iso)
-        _read_only_host_mounts(covered, iso)
-        iso.mount_namespace = True
+        iso.host_view = _enter_new_root()
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
         iso.proc_hidepid = True
+        _cover_hidden(hidden, iso)
+        _read_only_host_mounts(iso)
+        iso.mount_namespace = True
     except OSError as err:
         iso.errors.append(str(err))
     return iso
 
 
-def _cover_all(hidden: tuple[str, ...], iso: Isolation) -> list[str]:
-    """Fresh tmpfs over the shared writable directories, the pseudo-terminals and the hidden trees; record,
-    for each requested tree, the mount that hides it (itself, or a covered directory above it). Returns
-    the covered paths."""
+def _enter_new_root() -> list[str]:
+    """Make a fresh tmpfs this namespace's root and show in it only what a run needs of the host's: the
+    ``SYSTEM_DIRS`` and the Python installation (bound from the host's), a minimal /dev and an empty
+    /tmp. Nothing else of the host's, present or made later, is in it. Returns the host paths shown."""
+    shown, links = _host_view()
+    # Every source is opened first: the new root is assembled on a tmpfs over /tmp, which may hold some
+    # of them (a virtual environment in a temporary checkout).
+    sources = [(path, os.open(path, os.O_PATH)) for path in shown]
+    devices = [(name, os.open(f"/dev/{name}", os.O_PATH)) for name in DEVICES if os.path.exists(f"/dev/{name}")]
+    mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
+    for path in BUILT_DIRS:
+        os.mkdir(STAGE + path, 0o755)
+    _minimal_dev(STAGE + "/dev", devices)
+    mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
+    for path, fd in sources:  # after /tmp: a Python path in the temporary directory is bound into the new one
+        os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
+        mount(f"/proc/self/fd/{fd}", STAGE + path, None, MS_BIND | MS_REC)
+        os.close(fd)
+    for path, target in links.items():
+        os.symlink(target, STAGE + path)
+    _pivot_root(STAGE)
+    return shown
+
+
+def _host_view() -> tuple[list[str], dict[str, str]]:
+    """The host directories the new root shows (the system's, then the Python paths outside them, no
+    path inside another) and the top-level links it copies (/bin -> usr/bin)."""
+    tops = [f"/{name}" for name in sorted(os.listdir("/")) if name in SYSTEM_DIRS]
+    links = {path: os.readlink(path) for path in tops if os.path.islink(path)}
+    shown = [path for path in tops if path not in links and os.path.isdir(path)]
+    for path in python_paths():  # sorted: a directory comes before what is inside it
+        if not any(_inside(path, top) for top in shown):
+            shown.append(path)
+    return shown, links
+
+
+def _pivot_root(new_root: str) -> None:
+    """Make ``new_root`` the namespace's root, drop the old one from it, and make the new one read-only."""
+    number = PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        raise OSError(f"pivot_root: no system call number known for {os.uname().machine}")
+    os.mkdir(new_root + OLD_ROOT, 0o700)
+    check(libc.syscall(number, new_root.encode(), (new_root + OLD_ROOT).encode()), "pivot_root")
+    os.chdir("/")
+    umount(OLD_ROOT)
+    os.rmdir(OLD_ROOT)
+    mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
+
+
+def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
+    """A tmpfs /dev holding only ``DEVICES`` (bound from the host's, read-only: no access times), the
+    standard descriptors' links and an empty /dev/shm (covered later, as /tmp is)."""
+    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC | MS_NOATIME, "mode=0755,size=64k,nr_inodes=64")
+    for name, fd in devices:
+        target = f"{dev}/{name}"
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o666))  # the mount point
+        mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
+        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+        os.close(fd)
+    for name, link in DEV_LINKS.items():
+        os.symlink(link, f"{dev}/{name}")
+    os.mkdir(f"{dev}/shm", 0o755)
+    mount("tmpfs", f"{dev}/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
+
+
+def _cover_hidden(hidden: tuple[str, ...], iso: Isolation) -> None:
+    """Cover the hidden trees the new root still shows (inside a system directory) with an empty tmpfs,
+    binding the Python paths inside them back; record, for each requested tree, what hides it: itself,
+    /tmp or /dev (fresh), or ``/`` (the new root has no such path)."""
     expose = python_paths()
-    covered: list[str] = []
-    for path in (*WRITABLE_TMP, PSEUDO_TERMINALS):
-        if os.path.isdir(path) and not os.path.islink(path):
-            _cover(path, expose, "mode=0755,size=2g")
-            covered.append(path)
     for path in hidden:
         real = os.path.realpath(path)
-        above = next((c for c in covered if _inside(real, c)), None)
-        if above is None and os.path.isdir(real) and real != "/":
+        if any(_inside(real, p) for p in expose):
+            continue
+        above = next((c for c in BUILT_DIRS if _inside(real, c)), None)
+        if above is None and any(_inside(real, top) for top in iso.host_view):
+            if not os.path.isdir(real):
+                continue
             _cover(real, expose, "mode=0755,size=1m")
-            covered.append(real)
             above = real
-        if above is not None and not any(_inside(real, p) for p in expose):
-            iso.hidden_paths.append(path)
-            iso.hidden_by[path] = above
-    return covered
+        iso.hidden_paths.append(path)
+        iso.hidden_by[path] = above or "/"
 
 
 def _mount_points() -> list[tuple[str, set[str]]]:
@@ -147,16 +227,16 @@ def _mount_points() -> list[tuple[str, set[str]]]:
     return points
 
 
-def _read_only_host_mounts(covered: list[str], iso: Isolation) -> None:
+def _read_only_host_mounts(iso: Isolation) -> None:
     """Remount every mount a run sees of the host's (the root filesystem above all) read-only, keeping its
     other flags: no write of a run's reaches them anyway (its uid), but a read of a file or a directory
     listing stamps its access time (relatime: once a day) on disk, where another run, of another grader
     too, reads it with ``stat``: a store of a bit per file that outlives everything (it carried a bit
-    between two graders). A read-only mount writes no access times. Our own mounts (the covers and what
-    they bind back, read-only already) and /proc and /sys stay as they are."""
+    between two graders). A read-only mount writes no access times. /tmp and /dev/shm (fresh, root's
+    alone) and /proc and /sys stay as they are."""
     flag_of = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
     for point, options in _mount_points():
-        if any(_inside(point, tree) for tree in (*covered, *KERNEL_MOUNTS)) or "ro" in options:
+        if point in WRITABLE_TMP or any(_inside(point, tree) for tree in KERNEL_MOUNTS) or "ro" in options:
             continue
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY
         for name, flag in flag_of.items():
