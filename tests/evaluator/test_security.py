@@ -740,6 +740,36 @@ def test_host_files_beyond_the_system_directories_are_not_there(hostile):
         assert probe(hostile, code).passed
 
 
+def test_a_hidden_path_reached_through_a_link_is_hidden_where_its_files_are():
+    """A hidden path may be a link into a directory the run's root shows (/data -> /usr/local/data): it
+    is resolved as the host resolves it, so its files are covered where they really are. Resolved in the
+    run's root instead (which has no /data), it was recorded as absent while its files were readable."""
+    tag = f"mcsweep-linked-{os.getpid()}"
+    target, link = Path(f"/usr/local/{tag}"), Path(f"/{tag}")
+    if not os.access("/", os.W_OK) or not os.access("/usr/local", os.W_OK):
+        pytest.skip("needs a writable / and /usr/local to plant a linked tree in")
+    try:
+        target.mkdir(mode=0o755)
+        (target / "expected.txt").write_text("42\n")
+        (target / "expected.txt").chmod(0o644)
+        link.symlink_to(target)
+        with Evaluator(workers=1, timeout_s=2.0, hidden_paths=(str(link),)) as ev:
+            needs_isolation(ev)
+            code = (
+                "seen = []\n"
+                f"for p in [{str(target / 'expected.txt')!r}, {str(link / 'expected.txt')!r}]:\n"
+                "    try:\n        seen.append(open(p).read())\n    except OSError:\n        pass\n"
+                "print('contained' if not seen else seen)\n"
+            )
+            assert probe(ev, code).passed
+            assert ev.isolation.hidden_by[str(link)] == str(target)
+    finally:
+        link.unlink(missing_ok=True)
+        (target / "expected.txt").unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            target.rmdir()
+
+
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     """Run from an interactive terminal (a pty its session controls, as a shell gives), the grader's
     solutions find no /dev/tty to type commands into or to send ^C to the grader through."""

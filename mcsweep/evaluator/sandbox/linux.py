@@ -121,10 +121,14 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     try:
         unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
         mount(None, "/", None, MS_REC | MS_PRIVATE)
+        # Resolved in the host's tree, before the new root replaces it: a hidden path reached through a
+        # link the new root does not copy (/data -> /usr/local/data) is hidden where its files are.
+        real = {path: os.path.realpath(path) for path in hidden}
+        expose = python_paths()
         iso.host_view = _enter_new_root()
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
         iso.proc_hidepid = True
-        _cover_hidden(hidden, iso)
+        _cover_hidden(hidden, real, expose, iso)
         _read_only_host_mounts(iso)
         iso.mount_namespace = True
     except OSError as err:
@@ -197,13 +201,13 @@ def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
     mount("tmpfs", f"{dev}/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
 
 
-def _cover_hidden(hidden: tuple[str, ...], iso: Isolation) -> None:
+def _cover_hidden(hidden: tuple[str, ...], real_paths: dict[str, str], expose: list[str], iso: Isolation) -> None:
     """Cover the hidden trees the new root still shows (inside a system directory) with an empty tmpfs,
-    binding the Python paths inside them back; record, for each requested tree, what hides it: itself,
-    /tmp or /dev (fresh), or ``/`` (the new root has no such path)."""
-    expose = python_paths()
+    binding the Python paths (``expose``) inside them back; record, for each requested tree, what hides
+    it: itself, /tmp or /dev (fresh), or ``/`` (the new root has no such path). ``real_paths``: each
+    hidden path as the host resolves it."""
     for path in hidden:
-        real = os.path.realpath(path)
+        real = real_paths[path]
         if any(_inside(real, p) for p in expose):
             continue
         above = next((c for c in BUILT_DIRS if _inside(real, c)), None)
