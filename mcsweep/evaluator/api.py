@@ -138,6 +138,10 @@ class Evaluator:
         self.isolation: Isolation = self._all[0].isolation
         if not self.isolation.uid_switch:
             log.warning("evaluator sandbox without root (%s): rlimits only", "; ".join(self.isolation.errors))
+        elif self.isolation.errors:  # root without namespaces (a container without CAP_SYS_ADMIN, a chroot)
+            log.error(
+                "evaluator sandbox: layers failed (%s): solutions may see the host", "; ".join(self.isolation.errors)
+            )
         for warning in self.isolation.warnings:
             log.warning("evaluator sandbox: %s", warning)
 
