@@ -35,9 +35,9 @@ class Limits:
 class Isolation:
     """Which isolation layers are active in a zygote (and so in every child it forks).
 
-    ``hidden_by`` maps each hidden path to the mount that really hides it (itself, or a directory above
-    it that is covered, such as /tmp); ``seccomp`` lists the system calls a solution is denied;
-    ``warnings`` names each layer that fell back to a weaker one.
+    ``hidden_by`` maps each hidden path to what really hides it (itself or a covered tree above it, the
+    root's own /tmp, /dev or /proc, or ``/``: the run's root has no such path); ``seccomp`` lists the
+    system calls a solution is denied; ``warnings`` names each layer that fell back to a weaker one.
     """
 
     uid_switch: bool = False

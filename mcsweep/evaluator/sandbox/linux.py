@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import importlib.util
 import os
 import re
@@ -13,11 +14,12 @@ import site
 import sys
 import sysconfig
 
-from .limits import Isolation, Limits
+from .limits import Isolation, Limits, SandboxError
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 32, 1024
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
+MS_NODIRATIME, MS_RELATIME = 2048, 1 << 21
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "sys"})
@@ -121,80 +123,108 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     try:
         unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
         mount(None, "/", None, MS_REC | MS_PRIVATE)
-        # Resolved in the host's tree, before the new root replaces it: a hidden path reached through a
-        # link the new root does not copy (/data -> /usr/local/data) is hidden where its files are.
-        real = {path: os.path.realpath(path) for path in hidden}
-        expose = python_paths()
-        iso.host_view = _enter_new_root()
+    except OSError as err:  # nothing changed yet: the host in view, said loudly (Evaluator logs an error)
+        iso.errors.append(str(err))
+        return iso
+    os.umask(0o022)  # the directories the new root is built of: every run's uid must pass through them
+    # Resolved in the host's tree, before the new root replaces it: a hidden path reached through a
+    # link the new root does not copy (/data -> /usr/local/data) is hidden where its files are.
+    real = {path: os.path.realpath(path) for path in hidden}
+    expose = python_paths()
+    try:
+        iso.host_view = _enter_new_root(expose)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
         iso.proc_hidepid = True
         _cover_hidden(hidden, real, expose, iso)
         _read_only_host_mounts(iso)
-        iso.mount_namespace = True
-    except OSError as err:
-        iso.errors.append(str(err))
+    except OSError as err:  # a half-built root may show anything: no solution runs in it
+        raise SandboxError(f"the sandbox's root is half-built ({err}): refusing to run solutions") from err
+    iso.mount_namespace = True
     return iso
 
 
-def _enter_new_root() -> list[str]:
+def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
     """Make a fresh tmpfs this namespace's root and show in it only what a run needs of the host's: the
-    ``SYSTEM_DIRS`` and the Python installation (bound from the host's), a minimal /dev and an empty
-    /tmp. Nothing else of the host's, present or made later, is in it. Returns the host paths shown."""
-    shown, links = _host_view()
+    ``SYSTEM_DIRS``, the Python installation (``expose``) and the libraries the interpreter has loaded
+    (bound from the host's), a minimal /dev and an empty /tmp. Nothing else of the host's, present or
+    made later, is in it. Returns the host paths shown. ``pivot=False`` takes the fallback path."""
+    shown, links = _host_view(expose)
     # Every source is opened first: the new root is assembled on a tmpfs over /tmp, which may hold some
     # of them (a virtual environment in a temporary checkout).
     sources = [(path, os.open(path, os.O_PATH)) for path in shown]
     devices = [(name, os.open(f"/dev/{name}", os.O_PATH)) for name in DEVICES if os.path.exists(f"/dev/{name}")]
-    mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
-    for path in BUILT_DIRS:
-        os.mkdir(STAGE + path, 0o755)
-    _minimal_dev(STAGE + "/dev", devices)
-    mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
-    for path, fd in sources:  # after /tmp: a Python path in the temporary directory is bound into the new one
-        os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
-        mount(f"/proc/self/fd/{fd}", STAGE + path, None, MS_BIND | MS_REC)
-        os.close(fd)
+    try:
+        mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
+        for path in BUILT_DIRS:
+            os.mkdir(STAGE + path, 0o755)
+        _minimal_dev(STAGE + "/dev", devices)
+        mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
+        for path, fd in sources:  # after /tmp: a Python path in the temporary directory goes into the new one
+            os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
+            mount(f"/proc/self/fd/{fd}", STAGE + path, None, MS_BIND | MS_REC)
+    finally:
+        close_all([fd for _, fd in (*sources, *devices)])
     for path, target in links.items():
         os.symlink(target, STAGE + path)
-    _pivot_root(STAGE)
+    _switch_root(STAGE, pivot)
+    mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
     return shown
 
 
-def _host_view() -> tuple[list[str], dict[str, str]]:
-    """The host directories the new root shows (the system's, then the Python paths outside them, no
-    path inside another) and the top-level links it copies (/bin -> usr/bin)."""
+def _host_view(expose: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The host directories the new root shows (the system's, the Python paths and the directories of
+    the shared libraries loaded here outside them, no path inside another) and the top-level links it
+    copies (/bin -> usr/bin)."""
     tops = [f"/{name}" for name in sorted(os.listdir("/")) if name in SYSTEM_DIRS]
     links = {path: os.readlink(path) for path in tops if os.path.islink(path)}
     shown = [path for path in tops if path not in links and os.path.isdir(path)]
-    for path in python_paths():  # sorted: a directory comes before what is inside it
+    for path in sorted({*expose, *_loaded_library_dirs()}):  # sorted: a directory before what is in it
         if not any(_inside(path, top) for top in shown):
             shown.append(path)
     return shown, links
 
 
-def _pivot_root(new_root: str) -> None:
-    """Make ``new_root`` the namespace's root, drop the old one from it, and make the new one read-only."""
-    number = PIVOT_ROOT.get(os.uname().machine)
-    if number is None:
-        raise OSError(f"pivot_root: no system call number known for {os.uname().machine}")
-    os.mkdir(new_root + OLD_ROOT, 0o700)
-    check(libc.syscall(number, new_root.encode(), (new_root + OLD_ROOT).encode()), "pivot_root")
+def _loaded_library_dirs() -> set[str]:
+    """Directories of the shared libraries mapped into this process (libpython's and the C extensions'
+    dependencies, wherever a Python built with RPATHs, as Spack's or conda's, keeps them)."""
+    with open("/proc/self/maps") as stream:
+        fields = [line.split(maxsplit=5) for line in stream]
+    files = {f[5].strip() for f in fields if len(f) == 6 and f[5].startswith("/")}
+    return {os.path.dirname(os.path.realpath(f)) for f in files if ".so" in os.path.basename(f) and os.path.isfile(f)}
+
+
+def _switch_root(new_root: str, pivot: bool) -> None:
+    """Make ``new_root`` the namespace's root and leave the old one. pivot_root drops it from the
+    namespace; where pivot_root cannot (a root file system that is not a mount, as an initramfs; an
+    architecture without a known number) the new root is moved over the old one and entered with
+    chroot: the old stays beneath, on no path (runs cannot chroot: the filter denies it)."""
+    number = PIVOT_ROOT.get(os.uname().machine) if pivot else None
+    if number is not None:
+        os.mkdir(new_root + OLD_ROOT, 0o700)
+        if libc.syscall(number, new_root.encode(), (new_root + OLD_ROOT).encode()) == 0:
+            os.chdir("/")
+            umount(OLD_ROOT)
+            os.rmdir(OLD_ROOT)
+            return
+        err = ctypes.get_errno()
+        if err != errno.EINVAL:
+            raise OSError(err, f"pivot_root: {os.strerror(err)}")
+        os.rmdir(new_root + OLD_ROOT)
+    os.chdir(new_root)
+    mount(new_root, "/", None, MS_MOVE)
+    os.chroot(".")
     os.chdir("/")
-    umount(OLD_ROOT)
-    os.rmdir(OLD_ROOT)
-    mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
 
 
 def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
-    """A tmpfs /dev holding only ``DEVICES`` (bound from the host's, read-only: no access times), the
-    standard descriptors' links and an empty /dev/shm (covered later, as /tmp is)."""
+    """A tmpfs /dev holding only ``DEVICES`` (bound from the host's, read-only: no access times; the
+    caller closes their descriptors), the standard descriptors' links and an empty root-owned /dev/shm."""
     mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC | MS_NOATIME, "mode=0755,size=64k,nr_inodes=64")
     for name, fd in devices:
         target = f"{dev}/{name}"
         os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o666))  # the mount point
         mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
         mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
-        os.close(fd)
     for name, link in DEV_LINKS.items():
         os.symlink(link, f"{dev}/{name}")
     os.mkdir(f"{dev}/shm", 0o755)
@@ -204,17 +234,19 @@ def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
 def _cover_hidden(hidden: tuple[str, ...], real_paths: dict[str, str], expose: list[str], iso: Isolation) -> None:
     """Cover the hidden trees the new root still shows (inside a system directory) with an empty tmpfs,
     binding the Python paths (``expose``) inside them back; record, for each requested tree, what hides
-    it: itself, /tmp or /dev (fresh), or ``/`` (the new root has no such path). ``real_paths``: each
-    hidden path as the host resolves it."""
+    it: itself or a covered tree above it, /tmp, /dev or /proc (the new root's own), or ``/`` (the new
+    root has no such path). ``real_paths``: each hidden path as the host resolves it."""
+    covered = list(BUILT_DIRS)
     for path in hidden:
         real = real_paths[path]
         if any(_inside(real, p) for p in expose):
             continue
-        above = next((c for c in BUILT_DIRS if _inside(real, c)), None)
+        above = next((c for c in covered if _inside(real, c)), None)
         if above is None and any(_inside(real, top) for top in iso.host_view):
             if not os.path.isdir(real):
                 continue
             _cover(real, expose, "mode=0755,size=1m")
+            covered.append(real)
             above = real
         iso.hidden_paths.append(path)
         iso.hidden_by[path] = above or "/"
@@ -238,7 +270,14 @@ def _read_only_host_mounts(iso: Isolation) -> None:
     too, reads it with ``stat``: a store of a bit per file that outlives everything (it carried a bit
     between two graders). A read-only mount writes no access times. /tmp and /dev/shm (fresh, root's
     alone) and /proc and /sys stay as they are."""
-    flag_of = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC}
+    flag_of = {  # kept as they were: in a user namespace the host's are locked, and changing one is EPERM
+        "nosuid": MS_NOSUID,
+        "nodev": MS_NODEV,
+        "noexec": MS_NOEXEC,
+        "noatime": MS_NOATIME,
+        "nodiratime": MS_NODIRATIME,
+        "relatime": MS_RELATIME,
+    }
     for point, options in _mount_points():
         if point in WRITABLE_TMP or any(_inside(point, tree) for tree in KERNEL_MOUNTS) or "ro" in options:
             continue
