@@ -818,6 +818,28 @@ def test_a_grader_with_a_strict_umask_still_offers_its_python():
     assert out.stdout.split()[0] == "accepted", out.stdout
 
 
+def test_a_container_root_without_uids_for_the_runs_grades_with_rlimits_and_says_so():
+    """A container's remapped root (enroot with --container-remap-root, rootless podman) is uid 0 in a
+    user namespace that maps that one uid: switching a run to its own uid fails, and every solution was
+    a sandbox_error (training on zero rewards). It grades as without root, and says why."""
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("needs the unshare tool and root to make a user namespace mapping root alone")
+    grader = (
+        "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+        "io = json.dumps({'inputs': ['2\\n'], 'outputs': ['4\\n']})\n"
+        "with Evaluator(workers=1, timeout_s=10.0) as ev:\n"
+        "    r = ev.grade(GradeRequest('t', code='print(int(input()) * 2)', input_output=io))\n"
+        "    print(r.verdict, ev.isolation.uid_switch, 'remapped root' in ' '.join(ev.isolation.errors))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    cmd = ["unshare", "--user", "--map-root-user", sys.executable, "-c", grader]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    if out.returncode != 0 and "unshare failed" in out.stderr:
+        pytest.skip(f"no user namespaces here: {out.stderr.strip()}")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["accepted", "False", "True"], out.stdout + out.stderr
+
+
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
     """Run from an interactive terminal (a pty its session controls, as a shell gives), the grader's
     solutions find no /dev/tty to type commands into or to send ^C to the grader through."""

@@ -14,7 +14,7 @@ import site
 import sys
 import sysconfig
 
-from .limits import Isolation, Limits, SandboxError
+from .limits import PID_LIMIT, UID_BASE, Isolation, Limits, SandboxError
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 32, 1024
@@ -111,9 +111,10 @@ def grader_trees(cwd: str) -> list[str]:
 
 def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     """Enter fresh network and mount namespaces where allowed; record what worked and what hides what."""
-    iso = Isolation(uid_switch=os.geteuid() == 0)
+    iso = Isolation(uid_switch=os.geteuid() == 0 and _run_uids_mapped())
     if not iso.uid_switch:
-        iso.errors.append("not root: no uid switch or namespaces")
+        why = "root in a user namespace that maps no uids for the runs (a container's remapped root)"
+        iso.errors.append(f"{why if os.geteuid() == 0 else 'not root'}: no uid switch or namespaces")
         return iso
     try:
         unshare(CLONE_NEWNET, "unshare(CLONE_NEWNET)")
@@ -141,6 +142,15 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
         raise SandboxError(f"the sandbox's root is half-built ({err}): refusing to run solutions") from err
     iso.mount_namespace = True
     return iso
+
+
+def _run_uids_mapped() -> bool:
+    """Whether this user namespace maps every uid a run may take (``UID_BASE`` up): the host's does; a
+    container's remapped root (enroot, podman) maps one uid, and switching to another fails."""
+    lo, hi = UID_BASE, UID_BASE + PID_LIMIT * 1000
+    with open("/proc/self/uid_map") as stream:
+        extents = [tuple(int(x) for x in line.split()) for line in stream if line.strip()]
+    return any(inside <= lo and hi <= inside + count for inside, _, count in extents)
 
 
 def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
@@ -348,7 +358,8 @@ def set_limits(limits: Limits, extra_files: int) -> None:
 
 
 def drop_privileges(uid: int) -> None:
-    if os.geteuid() == 0:
+    """Become the run's own uid (without a uid per run, ``uid`` is the zygote's own: nothing to do)."""
+    if uid != os.geteuid():
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
