@@ -137,7 +137,15 @@ class Evaluator:
         # What the sandbox could turn on here (namespaces, cgroup, seccomp...) and what fell back.
         self.isolation: Isolation = self._all[0].isolation
         if not self.isolation.uid_switch:
-            log.warning("evaluator sandbox without root (%s): rlimits only", "; ".join(self.isolation.errors))
+            log.warning(
+                "evaluator sandbox without root (%s): rlimits only; solutions run as this user and can read "
+                "what it can (docs/gpu.md, 'The judge's sandbox on a cluster node')",
+                "; ".join(self.isolation.errors),
+            )
+        elif self.isolation.errors:  # root without namespaces (a container without CAP_SYS_ADMIN, a chroot)
+            log.error(
+                "evaluator sandbox: layers failed (%s): solutions may see the host", "; ".join(self.isolation.errors)
+            )
         for warning in self.isolation.warnings:
             log.warning("evaluator sandbox: %s", warning)
 

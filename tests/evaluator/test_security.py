@@ -530,6 +530,25 @@ def test_namespaces_mounts_ptrace_keyrings_and_bpf_are_denied(hostile):
     assert {"unshare", "mount", "ptrace", "keyctl", "bpf", "io_uring_setup"} <= set(hostile.isolation.seccomp)
 
 
+def test_host_wide_disk_flushes_are_denied(hostile):
+    """sync and syncfs flush every filesystem of the host (a run's own files are on a tmpfs): in a loop, a
+    solution made the trainer and other graders wait on the disk (158 host-wide syncs in 0.5 s). They
+    fail; fsync of its own file works."""
+    needs_isolation(hostile)
+    if os.uname().machine != "x86_64":
+        pytest.skip("the probe calls sync and syncfs by their x86_64 numbers")
+    code = (
+        "import ctypes, errno, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "fd = os.open('f', os.O_CREAT | os.O_WRONLY)\nos.write(fd, b'x')\nos.fsync(fd)\ngot = ['fsync ok']\n"
+        "for name, args in [('sync', (162,)), ('syncfs', (306, fd))]:\n"
+        "    rc = libc.syscall(*args)\n"
+        "    got.append(name + (' ok' if rc == 0 else ' ' + errno.errorcode.get(ctypes.get_errno(), '?')))\n"
+        "print(', '.join(got))\n"
+    )
+    assert probe(hostile, code, "fsync ok, sync EPERM, syncfs EPERM").passed
+    assert {"sync", "syncfs"} <= set(hostile.isolation.seccomp)
+
+
 def test_terminal_injection_and_socket_families_beyond_unix_and_ip_are_denied(hostile):
     """TIOCSTI (typing commands into a terminal) and TIOCLINUX fail even on a descriptor that is no
     terminal, also with upper bits set in the request (the kernel reads 32); AF_VSOCK, which no network
@@ -585,6 +604,240 @@ def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hos
     )
     answer = "evict EPERM, readahead EPERM, probe EPERM, pageout EPERM, aio EPERM, flock EPERM, inotify EPERM, read ok"
     assert probe(hostile, code, answer).passed
+
+
+def test_record_locks_and_directory_notifications_cannot_signal_runs_beside_it(hostile):
+    """flock and inotify are denied; fcntl's record locks (a read lock on the standard library, seen by
+    another run's F_GETLK with its holder's pid) and dnotify (F_NOTIFY: SIGIO when another run reads a
+    file of the directory) carried a signal between two runs graded side by side. They fail; other
+    fcntl commands work."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, fcntl, json, os, struct\nfd = os.open(os.__file__, os.O_RDONLY)\n"
+        "d = os.open(os.path.dirname(json.__file__), os.O_RDONLY)\n"
+        "lock = struct.pack('hhqqi4x', fcntl.F_WRLCK, 0, 777, 1, 0)\ngot = []\nfor name, call in [\n"
+        "    ('read_lock', lambda: fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, 777)),\n"
+        "    ('probe', lambda: fcntl.fcntl(fd, fcntl.F_GETLK, lock)),\n"
+        "    ('ofd_probe', lambda: fcntl.fcntl(fd, 36, lock)),\n"
+        "    ('notify', lambda: fcntl.fcntl(d, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)),\n"
+        "    ('getfd', lambda: fcntl.fcntl(fd, fcntl.F_GETFD)),\n"
+        "]:\n"
+        "    try:\n        call()\n        got.append(name + ' ok')\n"
+        "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
+        "print(', '.join(got))\n"
+    )
+    assert probe(hostile, code, "read_lock EPERM, probe EPERM, ofd_probe EPERM, notify EPERM, getfd ok").passed
+
+
+def test_descriptors_held_in_flight_cannot_keep_memory_past_the_run():
+    """Two sockets that hold each other in flight (SCM_RIGHTS) outlive every process of the run, and so do
+    the memfds sent along, charged to the zygote's memory cgroup: the next solution on the slot ran out
+    of memory. Passing descriptors fails, and the next solution gets the whole limit."""
+    leak = (
+        "import array, os, socket\na, b = socket.socketpair()\n"
+        "def send(sock, fd):\n"
+        "    sock.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])\n"
+        "for _ in range(25):\n    fd = os.memfd_create('x')\n    os.write(fd, b'x' * (8 << 20))\n"
+        "    send(a, fd)\n    os.close(fd)\nsend(a, b.fileno())\nsend(b, a.fileno())\nprint(3)\n"
+    )
+    honest = "a = bytearray(200 << 20)\na[::4096] = b'x' * len(a[::4096])\nprint(3)\n"
+    with Evaluator(workers=1, timeout_s=3.0, memory_mb=256) as ev:
+        if not ev.isolation.cgroup:
+            pytest.skip(f"no cgroup here: {ev.isolation.warnings}")
+        assert run(ev, honest).passed
+        run(ev, leak)  # its verdict aside (it prints the answer), it must leave the slot as it found it
+        assert run(ev, honest).passed
+
+
+def _unread_host_file() -> Path | None:
+    """A fresh file on a host filesystem the sandbox neither hides nor covers, whose next read would stamp
+    its access time (relatime: the access time is not after the modification)."""
+    for parent in ("/usr/local/share", "/usr/local", "/etc"):
+        if os.path.isdir(parent) and os.access(parent, os.W_OK):
+            fd, name = tempfile.mkstemp(prefix="mcsweep-atime-", dir=parent)
+            try:
+                os.write(fd, b"x")
+                os.chmod(name, 0o644)
+                os.utime(name, (os.stat(name).st_mtime - 100, os.stat(name).st_mtime))
+            except OSError:
+                os.unlink(name)
+                raise
+            finally:
+                os.close(fd)
+            return Path(name)
+    return None
+
+
+def test_reads_leave_no_access_time_or_terminal_stamp_for_other_runs(hostile):
+    """Reading a host file stamped its access time on disk, which a run of another grader read back with
+    stat: a bit per file that outlives everything. Writing to a pseudo-terminal stamped the host's
+    /dev/ptmx the same way. Host mounts are read-only in the sandbox (no access times written) and its
+    /dev has no pseudo-terminals; /dev/null still takes writes."""
+    needs_isolation(hostile)
+    target = _unread_host_file()
+    if target is None:
+        pytest.skip("no writable host directory outside the covered ones to put a file in")
+    try:
+        before, ptmx = target.stat().st_atime_ns, os.stat("/dev/ptmx").st_mtime_ns
+        code = (
+            "import errno, os\n"
+            f"p = {str(target)!r}\nopen(p).read()\nopen('/dev/null', 'w').write('x')\ngot = [open(p).read()]\n"
+            "try:\n    m, _ = os.openpty()\n    os.write(m, b'x\\n')\n    got.append('pty')\n"
+            "except OSError as e:\n    got.append(errno.errorcode[e.errno])\nprint(*got)\n"
+        )
+        assert probe(hostile, code, "x ENOENT").passed
+        assert target.stat().st_atime_ns == before
+        assert os.stat("/dev/ptmx").st_mtime_ns == ptmx
+        target.read_bytes()  # the control: a read outside the sandbox does stamp it
+        if target.stat().st_atime_ns == before:
+            pytest.skip("this host's file system writes no access times: the check above could not fail")
+    finally:
+        target.unlink()
+
+
+@contextlib.contextmanager
+def _host_secrets(tag: str) -> Iterator[list[str]]:
+    """World-readable files and a world-connectable unix socket where no hidden path reaches: a new
+    top-level directory, /var/lib and /opt where they exist, /run and the top of the root itself."""
+    parents = [Path(f"/mcsweep-{tag}")] + [Path(p) / f"mcsweep-{tag}" for p in ("/var/lib", "/opt") if os.path.isdir(p)]
+    made = [parent / "expected.txt" for parent in parents] + [Path(f"/mcsweep-{tag}.txt")]
+    address = f"/run/mcsweep-{tag}.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        for path in made:
+            path.parent.mkdir(mode=0o755, exist_ok=True)
+            path.write_text("42\n")
+            path.chmod(0o644)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(address)  # left by a run of this test that was killed
+        sock.bind(address)
+        os.chmod(address, 0o777)
+        sock.listen(1)
+        yield [str(p) for p in made] + [address]
+    finally:
+        sock.close()
+        for path in [Path(address), *made]:
+            path.unlink(missing_ok=True)
+        for parent in parents:
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+
+
+def test_host_files_beyond_the_system_directories_are_not_there(hostile):
+    """Datasets and expected outputs live wherever a cluster keeps them (/opt, /var/lib, a /lustre, a file
+    at the top of the root), not only under the hidden paths; and a unix socket anywhere a run can reach
+    is a host service it can talk to (no network namespace covers a socket's path). A run's root shows
+    only the system directories and the Python installation, so none of these is there: neither what was
+    made before the grader started nor (here) after; and of /dev only the data devices."""
+    needs_isolation(hostile)
+    if not os.access("/", os.W_OK) or not os.path.isdir("/run"):
+        pytest.skip("needs a writable / and a /run to plant files in")
+    with _host_secrets(f"secret-{os.getpid()}") as paths:
+        code = (
+            "import os, socket\nseen = []\n"
+            f"for p in {paths[:-1]!r}:\n"
+            "    try:\n        seen.append(open(p).read())\n    except OSError:\n        pass\n"
+            "s = socket.socket(socket.AF_UNIX)\n"
+            f"try:\n    s.connect({paths[-1]!r})\n    seen.append('socket')\nexcept OSError:\n    pass\n"
+            "devices = {'null', 'zero', 'full', 'random', 'urandom', 'fd', 'stdin', 'stdout', 'stderr', 'shm'}\n"
+            "seen += sorted(set(os.listdir('/dev')) - devices)\n"
+            "seen += sorted(set(os.listdir('/')) - {'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'usr', 'etc',"
+            " 'sys', 'proc', 'dev', 'tmp', *[p.split('/')[1] for p in " + repr(hostile.isolation.host_view) + "]})\n"
+            "print('contained' if not seen else seen)\n"
+        )
+        assert probe(hostile, code).passed
+
+
+def test_a_hidden_path_reached_through_a_link_is_hidden_where_its_files_are():
+    """A hidden path may be a link into a directory the run's root shows (/data -> /usr/local/data): it
+    is resolved as the host resolves it, so its files are covered where they really are. Resolved in the
+    run's root instead (which has no /data), it was recorded as absent while its files were readable."""
+    tag = f"mcsweep-linked-{os.getpid()}"
+    target, link = Path(f"/usr/local/{tag}"), Path(f"/{tag}")
+    if not os.access("/", os.W_OK) or not os.access("/usr/local", os.W_OK):
+        pytest.skip("needs a writable / and /usr/local to plant a linked tree in")
+    try:
+        target.mkdir(mode=0o755)
+        (target / "expected.txt").write_text("42\n")
+        (target / "expected.txt").chmod(0o644)
+        link.symlink_to(target)
+        with Evaluator(workers=1, timeout_s=2.0, hidden_paths=(str(link),)) as ev:
+            needs_isolation(ev)
+            code = (
+                "seen = []\n"
+                f"for p in [{str(target / 'expected.txt')!r}, {str(link / 'expected.txt')!r}]:\n"
+                "    try:\n        seen.append(open(p).read())\n    except OSError:\n        pass\n"
+                "print('contained' if not seen else seen)\n"
+            )
+            assert probe(ev, code).passed
+            assert ev.isolation.hidden_by[str(link)] == str(target)
+    finally:
+        link.unlink(missing_ok=True)
+        (target / "expected.txt").unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            target.rmdir()
+
+
+@pytest.mark.parametrize("pivot", [True, False], ids=["pivot_root", "move_and_chroot"])
+def test_the_new_root_shows_the_same_view_either_way_it_is_entered(pivot):
+    """pivot_root cannot leave a root that is no mount (an initramfs, as diskless cluster nodes boot); there
+    the new root is moved over the old one and entered with chroot. Both show the system directories and
+    the Python installation, and nothing else: not this file, not a file at the top of the root."""
+    if os.geteuid() != 0:
+        pytest.skip("building a root needs root")
+    script = (
+        "import os, sys\nfrom mcsweep.evaluator.sandbox import linux\n"
+        "linux.unshare(linux.CLONE_NEWNS, 'unshare')\nlinux.mount(None, '/', None, linux.MS_REC | linux.MS_PRIVATE)\n"
+        f"shown = linux._enter_new_root(linux.python_paths(), pivot={pivot})\n"
+        "tops = {p.split('/')[1] for p in shown} | {'proc', 'dev', 'tmp'}\n"
+        "tops |= {name for name in linux.SYSTEM_DIRS if os.path.islink('/' + name)}\n"
+        f"print(sorted(set(os.listdir('/')) ^ tops), os.path.exists({str(Path(__file__).resolve())!r}),"
+        " open(sys.executable, 'rb').read(4) == b'\\x7fELF', os.getcwd())\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[]", "False", "True", "/"], out.stdout
+
+
+def test_a_grader_with_a_strict_umask_still_offers_its_python():
+    """The run's root is built of directories the zygote makes (the mount points of the Python
+    installation's bindings, /root/.pyenv/... or /home/u/venv); under a hardened node's umask 077 they
+    were 0700, and a run's uid could not reach numpy. The zygote builds under umask 022."""
+    grader = (
+        "import json, os\nos.umask(0o077)\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+        "io = json.dumps({'inputs': [''], 'outputs': ['6\\n']})\n"
+        "with Evaluator(workers=1, timeout_s=10.0) as ev:\n"
+        "    code = 'import numpy\\nprint(int(numpy.arange(4).sum()))'\n"
+        "    r = ev.grade(GradeRequest('t', code=code, input_output=io))\n"
+        "    print(r.verdict, ev.isolation.mount_namespace)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run([sys.executable, "-c", grader], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[0] == "accepted", out.stdout
+
+
+def test_a_container_root_without_uids_for_the_runs_grades_with_rlimits_and_says_so():
+    """A container's remapped root (enroot with --container-remap-root, rootless podman) is uid 0 in a
+    user namespace that maps that one uid: switching a run to its own uid fails, and every solution was
+    a sandbox_error (training on zero rewards). It grades as without root, and says why."""
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("needs the unshare tool and root to make a user namespace mapping root alone")
+    grader = (
+        "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+        "io = json.dumps({'inputs': ['2\\n'], 'outputs': ['4\\n']})\n"
+        "with Evaluator(workers=1, timeout_s=10.0) as ev:\n"
+        "    r = ev.grade(GradeRequest('t', code='print(int(input()) * 2)', input_output=io))\n"
+        "    print(r.verdict, ev.isolation.uid_switch, 'remapped root' in ' '.join(ev.isolation.errors))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    cmd = ["unshare", "--user", "--map-root-user", sys.executable, "-c", grader]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    if out.returncode != 0 and "unshare failed" in out.stderr:
+        pytest.skip(f"no user namespaces here: {out.stderr.strip()}")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["accepted", "False", "True"], out.stdout + out.stderr
 
 
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):

@@ -12,9 +12,10 @@ back through another, so a hostile child cannot find expected outputs, or other 
 outputs, anywhere in its own memory. The grader compares outputs as data.
 
 Isolation (reported by ``Isolation``), as root: the zygote unshares a network namespace (no interfaces
-up) and a mount namespace in which /tmp, /var/tmp, /dev/shm and /run/lock are fresh root-owned tmpfs
-and the hidden paths (home directories, the project tree wherever it lives, the grader's cwd) are empty,
-except the Python installation bound back in place (writable by root only). Each child runs as its own
+up) and a mount namespace whose root is a fresh tmpfs showing only the system directories and the
+Python installation (read-only), a minimal /dev and empty root-owned /tmp and /dev/shm: no other host
+file (datasets, expected outputs, service sockets) and none of the hidden paths (home directories, the
+project tree wherever it lives, the grader's cwd) is there. Each child runs as its own
 unprivileged uid (so it cannot write outside its 0700 working directory, signal other runs, or read
 their files), with no_new_privs (setuid programs stay unprivileged), in its own process group, under
 rlimits (CPU, address space, file size, processes, open files). After each run the process group is

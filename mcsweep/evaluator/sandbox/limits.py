@@ -35,9 +35,9 @@ class Limits:
 class Isolation:
     """Which isolation layers are active in a zygote (and so in every child it forks).
 
-    ``hidden_by`` maps each hidden path to the mount that really hides it (itself, or a directory above
-    it that is covered, such as /tmp); ``seccomp`` lists the system calls a solution is denied;
-    ``warnings`` names each layer that fell back to a weaker one.
+    ``hidden_by`` maps each hidden path to what really hides it (itself or a covered tree above it, the
+    root's own /tmp, /dev or /proc, or ``/``: the run's root has no such path); ``seccomp`` lists the
+    system calls a solution is denied; ``warnings`` names each layer that fell back to a weaker one.
     """
 
     uid_switch: bool = False
@@ -54,5 +54,8 @@ class Isolation:
     processes slow no other solution graded beside it."""
     hidden_paths: list[str] = field(default_factory=list)
     hidden_by: dict[str, str] = field(default_factory=dict)
+    host_view: list[str] = field(default_factory=list)
+    """The host's directories a run's root shows (bound read-only, /sys aside): the system's and the
+    Python installation. Nothing else of the host's is in it, /proc, /dev and /tmp are its own."""
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

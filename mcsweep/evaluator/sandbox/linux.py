@@ -5,20 +5,44 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import importlib.util
 import os
+import re
 import resource
 import site
 import sys
 import sysconfig
 
-from .limits import Isolation, Limits
+from .limits import PID_LIMIT, UID_BASE, Isolation, Limits, SandboxError
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 32, 4096, 16384, 1 << 18
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 32, 1024
+MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
+MS_NODIRATIME, MS_RELATIME = 2048, 1 << 21
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
-WRITABLE_TMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "sys"})
+"""The top-level entries of the host's a run's root shows: its programs, libraries and configuration,
+and /sys (the zygote's cgroup). With them only the Python installation, a fresh /proc, /dev and /tmp.
+Nothing else (/opt, /var, /run, /srv, a cluster's /lustre or /scratch, files at the top: wherever
+datasets, checkpoints, expected outputs or service sockets live) is there: a run sees what it needs,
+not all that nobody thought to hide."""
+BUILT_DIRS = ("/proc", "/dev", "/tmp")  # the new root's own
+STAGE = "/tmp"  # where the new root is assembled (a tmpfs over it, in this namespace only)
+OLD_ROOT = "/.old-root"
+WRITABLE_TMP = ("/tmp", "/dev/shm")  # root's alone (mode 0755), so they may stay writable
+PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}  # pivot_root(2)'s number: the C library has no wrapper
+DEVICES = ("null", "zero", "full", "random", "urandom")
+"""The devices a program reads or writes as data. The rest of the host's /dev (a GPU, the kernel log, a
+syslog socket, terminals, whose writes stamp the host's /dev/ptmx) is not there."""
+DEV_LINKS = {
+    "fd": "/proc/self/fd",
+    "stdin": "/proc/self/fd/0",
+    "stdout": "/proc/self/fd/1",
+    "stderr": "/proc/self/fd/2",
+}
+KERNEL_MOUNTS = ("/proc", "/sys")  # our own /proc; the cgroup files the zygote writes
 JUDGE_PACKAGES = ("numpy",)  # what a judge offers besides the standard library (AtCoder: numpy)
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -55,7 +79,7 @@ def _inside(path: str, tree: str) -> bool:
 def _cover(path: str, expose: list[str], data: str) -> None:
     """Cover ``path`` with an empty tmpfs, then bind the ``expose`` paths inside it back, read-only."""
     keep = [(p, os.open(p, os.O_PATH)) for p in expose if _inside(p, path) and p != path]
-    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, data)
+    mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, data)  # a listing leaves no trace
     for target, fd in keep:
         os.makedirs(target, mode=0o755, exist_ok=True)
         mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
@@ -87,9 +111,10 @@ def grader_trees(cwd: str) -> list[str]:
 
 def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     """Enter fresh network and mount namespaces where allowed; record what worked and what hides what."""
-    iso = Isolation(uid_switch=os.geteuid() == 0)
+    iso = Isolation(uid_switch=os.geteuid() == 0 and _run_uids_mapped())
     if not iso.uid_switch:
-        iso.errors.append("not root: no uid switch or namespaces")
+        why = "root in a user namespace that maps no uids for the runs (a container's remapped root)"
+        iso.errors.append(f"{why if os.geteuid() == 0 else 'not root'}: no uid switch or namespaces")
         return iso
     try:
         unshare(CLONE_NEWNET, "unshare(CLONE_NEWNET)")
@@ -99,34 +124,180 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     try:
         unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
         mount(None, "/", None, MS_REC | MS_PRIVATE)
-        _cover_all(hidden, iso)
-        iso.mount_namespace = True
+    except OSError as err:  # nothing changed yet: the host in view, said loudly (Evaluator logs an error)
+        iso.errors.append(str(err))
+        return iso
+    os.umask(0o022)  # the directories the new root is built of: every run's uid must pass through them
+    # Resolved in the host's tree, before the new root replaces it: a hidden path reached through a
+    # link the new root does not copy (/data -> /usr/local/data) is hidden where its files are.
+    real = {path: os.path.realpath(path) for path in hidden}
+    expose = python_paths()
+    try:
+        iso.host_view = _enter_new_root(expose)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
         iso.proc_hidepid = True
-    except OSError as err:
-        iso.errors.append(str(err))
+        _cover_hidden(hidden, real, expose, iso)
+        _read_only_host_mounts(iso)
+    except OSError as err:  # a half-built root may show anything: no solution runs in it
+        raise SandboxError(f"the sandbox's root is half-built ({err}): refusing to run solutions") from err
+    iso.mount_namespace = True
     return iso
 
 
-def _cover_all(hidden: tuple[str, ...], iso: Isolation) -> None:
-    """Fresh tmpfs over the shared writable directories and the hidden trees; record, for each requested
-    tree, the mount that hides it (itself, or a covered directory above it)."""
-    expose = python_paths()
-    covered: list[str] = []
-    for path in WRITABLE_TMP:
-        if os.path.isdir(path) and not os.path.islink(path):
-            _cover(path, expose, "mode=0755,size=2g")
-            covered.append(path)
+def _run_uids_mapped() -> bool:
+    """Whether this user namespace maps every uid a run may take (``UID_BASE`` up): the host's does; a
+    container's remapped root (enroot, podman) maps one uid, and switching to another fails."""
+    lo, hi = UID_BASE, UID_BASE + PID_LIMIT * 1000
+    with open("/proc/self/uid_map") as stream:
+        extents = [tuple(int(x) for x in line.split()) for line in stream if line.strip()]
+    return any(inside <= lo and hi <= inside + count for inside, _, count in extents)
+
+
+def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
+    """Make a fresh tmpfs this namespace's root and show in it only what a run needs of the host's: the
+    ``SYSTEM_DIRS``, the Python installation (``expose``) and the libraries the interpreter has loaded
+    (bound from the host's), a minimal /dev and an empty /tmp. Nothing else of the host's, present or
+    made later, is in it. Returns the host paths shown. ``pivot=False`` takes the fallback path."""
+    shown, links = _host_view(expose)
+    # Every source is opened first: the new root is assembled on a tmpfs over /tmp, which may hold some
+    # of them (a virtual environment in a temporary checkout).
+    sources = [(path, os.open(path, os.O_PATH)) for path in shown]
+    devices = [(name, os.open(f"/dev/{name}", os.O_PATH)) for name in DEVICES if os.path.exists(f"/dev/{name}")]
+    try:
+        mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
+        for path in BUILT_DIRS:
+            os.mkdir(STAGE + path, 0o755)
+        _minimal_dev(STAGE + "/dev", devices)
+        mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
+        for path, fd in sources:  # after /tmp: a Python path in the temporary directory goes into the new one
+            os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
+            mount(f"/proc/self/fd/{fd}", STAGE + path, None, MS_BIND | MS_REC)
+    finally:
+        close_all([fd for _, fd in (*sources, *devices)])
+    for path, target in links.items():
+        os.symlink(target, STAGE + path)
+    _switch_root(STAGE, pivot)
+    mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
+    return shown
+
+
+def _host_view(expose: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The host directories the new root shows (the system's, the Python paths and the directories of
+    the shared libraries loaded here outside them, no path inside another) and the top-level links it
+    copies (/bin -> usr/bin)."""
+    tops = [f"/{name}" for name in sorted(os.listdir("/")) if name in SYSTEM_DIRS]
+    links = {path: os.readlink(path) for path in tops if os.path.islink(path)}
+    shown = [path for path in tops if path not in links and os.path.isdir(path)]
+    for path in sorted({*expose, *_loaded_library_dirs()}):  # sorted: a directory before what is in it
+        if not any(_inside(path, top) for top in shown):
+            shown.append(path)
+    return shown, links
+
+
+def _loaded_library_dirs() -> set[str]:
+    """Directories of the shared libraries mapped into this process (libpython's and the C extensions'
+    dependencies, wherever a Python built with RPATHs, as Spack's or conda's, keeps them)."""
+    with open("/proc/self/maps") as stream:
+        fields = [line.split(maxsplit=5) for line in stream]
+    files = {f[5].strip() for f in fields if len(f) == 6 and f[5].startswith("/")}
+    return {os.path.dirname(os.path.realpath(f)) for f in files if ".so" in os.path.basename(f) and os.path.isfile(f)}
+
+
+def _switch_root(new_root: str, pivot: bool) -> None:
+    """Make ``new_root`` the namespace's root and leave the old one. pivot_root drops it from the
+    namespace; where pivot_root cannot (a root file system that is not a mount, as an initramfs; an
+    architecture without a known number) the new root is moved over the old one and entered with
+    chroot: the old stays beneath, on no path (runs cannot chroot: the filter denies it)."""
+    number = PIVOT_ROOT.get(os.uname().machine) if pivot else None
+    if number is not None:
+        os.mkdir(new_root + OLD_ROOT, 0o700)
+        if libc.syscall(number, new_root.encode(), (new_root + OLD_ROOT).encode()) == 0:
+            os.chdir("/")
+            umount(OLD_ROOT)
+            os.rmdir(OLD_ROOT)
+            return
+        err = ctypes.get_errno()
+        if err != errno.EINVAL:
+            raise OSError(err, f"pivot_root: {os.strerror(err)}")
+        os.rmdir(new_root + OLD_ROOT)
+    os.chdir(new_root)
+    mount(new_root, "/", None, MS_MOVE)
+    os.chroot(".")
+    os.chdir("/")
+
+
+def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
+    """A tmpfs /dev holding only ``DEVICES`` (bound from the host's, read-only: no access times; the
+    caller closes their descriptors), the standard descriptors' links and an empty root-owned /dev/shm."""
+    mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC | MS_NOATIME, "mode=0755,size=64k,nr_inodes=64")
+    for name, fd in devices:
+        target = f"{dev}/{name}"
+        os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o666))  # the mount point
+        mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
+        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+    for name, link in DEV_LINKS.items():
+        os.symlink(link, f"{dev}/{name}")
+    os.mkdir(f"{dev}/shm", 0o755)
+    mount("tmpfs", f"{dev}/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
+
+
+def _cover_hidden(hidden: tuple[str, ...], real_paths: dict[str, str], expose: list[str], iso: Isolation) -> None:
+    """Cover the hidden trees the new root still shows (inside a system directory) with an empty tmpfs,
+    binding the Python paths (``expose``) inside them back; record, for each requested tree, what hides
+    it: itself or a covered tree above it, /tmp, /dev or /proc (the new root's own), or ``/`` (the new
+    root has no such path). ``real_paths``: each hidden path as the host resolves it."""
+    covered = list(BUILT_DIRS)
     for path in hidden:
-        real = os.path.realpath(path)
+        real = real_paths[path]
+        if any(_inside(real, p) for p in expose):
+            continue
         above = next((c for c in covered if _inside(real, c)), None)
-        if above is None and os.path.isdir(real) and real != "/":
+        if above is None and any(_inside(real, top) for top in iso.host_view):
+            if not os.path.isdir(real):
+                continue
             _cover(real, expose, "mode=0755,size=1m")
             covered.append(real)
             above = real
-        if above is not None and not any(_inside(real, p) for p in expose):
-            iso.hidden_paths.append(path)
-            iso.hidden_by[path] = above
+        iso.hidden_paths.append(path)
+        iso.hidden_by[path] = above or "/"
+
+
+def _mount_points() -> list[tuple[str, set[str]]]:
+    """(mount point, per-mount options) of each mount of this namespace, from /proc/self/mountinfo."""
+    points = []
+    with open("/proc/self/mountinfo") as stream:
+        for line in stream:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            points.append((point, set(fields[5].split(","))))
+    return points
+
+
+def _read_only_host_mounts(iso: Isolation) -> None:
+    """Remount every mount a run sees of the host's (the root filesystem above all) read-only, keeping its
+    other flags: no write of a run's reaches them anyway (its uid), but a read of a file or a directory
+    listing stamps its access time (relatime: once a day) on disk, where another run, of another grader
+    too, reads it with ``stat``: a store of a bit per file that outlives everything (it carried a bit
+    between two graders). A read-only mount writes no access times. /tmp and /dev/shm (fresh, root's
+    alone) and /proc and /sys stay as they are."""
+    flag_of = {  # kept as they were: in a user namespace the host's are locked, and changing one is EPERM
+        "nosuid": MS_NOSUID,
+        "nodev": MS_NODEV,
+        "noexec": MS_NOEXEC,
+        "noatime": MS_NOATIME,
+        "nodiratime": MS_NODIRATIME,
+        "relatime": MS_RELATIME,
+    }
+    for point, options in _mount_points():
+        if point in WRITABLE_TMP or any(_inside(point, tree) for tree in KERNEL_MOUNTS) or "ro" in options:
+            continue
+        flags = MS_REMOUNT | MS_BIND | MS_RDONLY
+        for name, flag in flag_of.items():
+            flags |= flag if name in options else 0
+        try:
+            mount(None, point, None, flags)
+        except OSError as err:
+            iso.warnings.append(f"{point} not read-only ({err}): a run's reads stamp access times others see")
 
 
 def mount_run_root(path: str, limits: Limits) -> None:
@@ -187,7 +358,8 @@ def set_limits(limits: Limits, extra_files: int) -> None:
 
 
 def drop_privileges(uid: int) -> None:
-    if os.geteuid() == 0:
+    """Become the run's own uid (without a uid per run, ``uid`` is the zygote's own: nothing to do)."""
+    if uid != os.geteuid():
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)

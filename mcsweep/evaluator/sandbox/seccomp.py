@@ -1,8 +1,9 @@
 """A seccomp filter (built with pyseccomp, the ctypes bindings of libseccomp) that denies a solution the
 system calls no contest solution needs: new namespaces, mounts, tracing other processes, kernel keyrings,
 BPF, io_uring (which would bypass the filter), module loading, clocks, reboot, terminal injection, socket
-families other than unix and IP... Denied calls fail with EPERM (a socket family with EAFNOSUPPORT), so
-the solution sees an ordinary OSError; everything else is allowed."""
+families other than unix and IP, passing descriptors, file locks and watches... Denied calls fail with
+EPERM (a socket family with EAFNOSUPPORT), so the solution sees an ordinary OSError; everything else is
+allowed."""
 
 from __future__ import annotations
 
@@ -73,11 +74,32 @@ DENIED = (
     "flock",
     "inotify_init",
     "inotify_init1",
+    # Passing descriptors (SCM_RIGHTS): sockets that hold each other in flight outlive every process of
+    # the run, and with them the memfds sent along, still charged to the zygote's memory cgroup: the
+    # next solution on the slot ran out of memory (840 MB left by one run of a 1024 MB limit).
+    "sendmsg",
+    "sendmmsg",
+    # Host-wide disk flushes: a run's own files are on a tmpfs, so all these do is make every other
+    # process of the host (the trainer's checkpoints, other graders) wait on the disk.
+    "sync",
+    "syncfs",
 )
 # ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
 # for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote
 # has no controlling one); these deny it even one that leaked.
 DENIED_IOCTLS = {"TIOCSTI": 0x5412, "TIOCLINUX": 0x541C}
+# fcntl commands that act on state of the file every run reads (a signal to the runs beside it, as with
+# flock and inotify): POSIX and open-file record locks (a read lock on the standard library is seen by
+# another run's F_GETLK) and dnotify (F_NOTIFY: a signal when another run reads a file of a directory).
+DENIED_FCNTLS = {
+    "F_GETLK": 5,
+    "F_SETLK": 6,
+    "F_SETLKW": 7,
+    "F_OFD_GETLK": 36,
+    "F_OFD_SETLK": 37,
+    "F_OFD_SETLKW": 38,
+    "F_NOTIFY": 1026,
+}
 ALLOWED_SOCKET_FAMILIES = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
 RWF_NOWAIT = 0x8  # preadv2/pwritev2: fail rather than wait for the disk, so it tells a cached page apart
 MADV_COLD, MADV_PAGEOUT = 20, 21  # drop a file's pages from the cache (the writer's side of the store)
@@ -114,6 +136,10 @@ def build_filter() -> tuple[bytes, list[str], str]:
             flt.add_rule(
                 pyseccomp.ERRNO(errno.EPERM), "ioctl", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, request)
             )
+        for command in DENIED_FCNTLS.values():  # the kernel reads the command as 32 bits, as an ioctl's
+            flt.add_rule(
+                pyseccomp.ERRNO(errno.EPERM), "fcntl", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, command)
+            )
         _allow_socket_families(pyseccomp, flt)
         for call in ("preadv2", "pwritev2"):
             flt.add_rule(
@@ -127,11 +153,15 @@ def build_filter() -> tuple[bytes, list[str], str]:
         program = _export(flt)
     except (OSError, ValueError, RuntimeError) as err:
         return b"", [], f"no seccomp filter: {err}"
-    extra = [f"ioctl({name})" for name in DENIED_IOCTLS] + [
-        "socket families but AF_UNIX/AF_INET/AF_INET6",
-        "preadv2/pwritev2(RWF_NOWAIT)",
-        "madvise(MADV_COLD/MADV_PAGEOUT)",
-    ]
+    extra = (
+        [f"ioctl({name})" for name in DENIED_IOCTLS]
+        + [f"fcntl({name})" for name in DENIED_FCNTLS]
+        + [
+            "socket families but AF_UNIX/AF_INET/AF_INET6",
+            "preadv2/pwritev2(RWF_NOWAIT)",
+            "madvise(MADV_COLD/MADV_PAGEOUT)",
+        ]
+    )
     return program, [*denied, *extra, "clone(namespace flags)", "clone3"], ""
 
 

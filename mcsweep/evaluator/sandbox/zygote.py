@@ -79,13 +79,13 @@ class _Zygote:
         self.limits = limits
         self.workdir = os.path.join(self.tmp_root, f"run-{self.counter}")
         os.mkdir(self.workdir, 0o700)
-        if os.geteuid() == 0:
+        if self.iso.uid_switch:
             os.chown(self.workdir, self.uid, self.uid)
 
     def spawn(self, limits: Limits, fds: list[int]) -> str:
         """Fork the current run's child with its three descriptors; why not, if it could not."""
         try:
-            self.uid = self.next_uid() if os.geteuid() == 0 else os.geteuid()
+            self.uid = self.next_uid() if self.iso.uid_switch else os.geteuid()
             self._make_workdir(limits)
             if self.cgroup is not None:
                 self.cgroup.configure(limits)
@@ -167,8 +167,8 @@ class _Zygote:
         return "; ".join(errors)
 
     def sweep(self) -> None:
-        """As root: kill everything running as the run's uid. Otherwise: kill our direct children."""
-        if os.geteuid() != 0:
+        """With a uid per run: kill everything running as the run's uid. Otherwise: kill our direct children."""
+        if not self.iso.uid_switch:
             for pid in _child_pids():
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
