@@ -9,7 +9,7 @@ run: setup
 	$(PY) -m mcsweep
 
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=20
 
 lint: setup
 	$(PY) -m ruff check .
