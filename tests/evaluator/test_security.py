@@ -66,6 +66,11 @@ def hostile() -> Iterator[Evaluator]:
     assert _host_tmp_dirs() <= before, "working directories were left in /tmp"
 
 
+def _project_env() -> dict[str, str]:
+    """This environment with the project importable: for graders started in a process of their own."""
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
 def needs_isolation(ev: Evaluator) -> None:
     if not (ev.isolation.uid_switch and ev.isolation.mount_namespace and ev.isolation.net_namespace):
         pytest.skip(f"containment needs root and namespaces here: {ev.isolation.errors}")
@@ -794,7 +799,7 @@ def test_the_new_root_shows_the_same_view_either_way_it_is_entered(pivot):
         f"print(sorted(set(os.listdir('/')) ^ tops), os.path.exists({str(Path(__file__).resolve())!r}),"
         " open(sys.executable, 'rb').read(4) == b'\\x7fELF', os.getcwd())\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = _project_env()
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[]", "False", "True", "/"], out.stdout
@@ -812,7 +817,7 @@ def test_a_grader_with_a_strict_umask_still_offers_its_python():
         "    r = ev.grade(GradeRequest('t', code=code, input_output=io))\n"
         "    print(r.verdict, ev.isolation.mount_namespace)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = _project_env()
     out = subprocess.run([sys.executable, "-c", grader], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == "accepted", out.stdout
@@ -831,7 +836,7 @@ def test_a_container_root_without_uids_for_the_runs_grades_with_rlimits_and_says
         "    r = ev.grade(GradeRequest('t', code='print(int(input()) * 2)', input_output=io))\n"
         "    print(r.verdict, ev.isolation.uid_switch, 'remapped root' in ' '.join(ev.isolation.errors))\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = _project_env()
     cmd = ["unshare", "--user", "--map-root-user", sys.executable, "-c", grader]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
     if out.returncode != 0 and "unshare failed" in out.stderr:
@@ -1071,7 +1076,7 @@ def test_a_mixed_hostile_batch_is_graded_right_with_bounded_grader_memory_and_no
     cases += [{"id": f"correct:{k}", "code": add, "io": ONE_IO} for k in range(len(cases))]
     cases += [{"id": f"correct:call{k}", "code": CALL_FLOODS["right_answer"], "io": call_io} for k in range(4)]
     before = _leftovers()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = _project_env()
     proc = subprocess.run(
         [sys.executable, "-c", MIXED_BATCH, json.dumps(cases)], capture_output=True, text=True, env=env, check=False
     )
@@ -1122,7 +1127,7 @@ def test_a_grader_killed_with_its_job_leaves_no_cgroup():
     """A scheduler ends a job by SIGTERM to all its processes, zygotes included, then SIGKILL: the
     zygotes outlive the grader long enough to clean up, and cgroups that dead zygotes left (SIGKILL)
     are removed by the next evaluator that starts."""
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = _project_env()
     io = json.dumps({"inputs": ["1\n"], "outputs": ["1\n"]})
     proc = subprocess.Popen(
         [sys.executable, "-c", SIGTERMED_GRADER, io], stdout=subprocess.PIPE, text=True, env=env, start_new_session=True

@@ -136,7 +136,7 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
         iso.host_view = _enter_new_root(expose)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
         iso.proc_hidepid = True
-        _cover_hidden(hidden, real, expose, iso)
+        _cover_hidden(real, expose, iso)
         _read_only_host_mounts(iso)
     except OSError as err:  # a half-built root may show anything: no solution runs in it
         raise SandboxError(f"the sandbox's root is half-built ({err}): refusing to run solutions") from err
@@ -241,14 +241,13 @@ def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
     mount("tmpfs", f"{dev}/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
 
 
-def _cover_hidden(hidden: tuple[str, ...], real_paths: dict[str, str], expose: list[str], iso: Isolation) -> None:
+def _cover_hidden(real_paths: dict[str, str], expose: list[str], iso: Isolation) -> None:
     """Cover the hidden trees the new root still shows (inside a system directory) with an empty tmpfs,
     binding the Python paths (``expose``) inside them back; record, for each requested tree, what hides
     it: itself or a covered tree above it, /tmp, /dev or /proc (the new root's own), or ``/`` (the new
     root has no such path). ``real_paths``: each hidden path as the host resolves it."""
     covered = list(BUILT_DIRS)
-    for path in hidden:
-        real = real_paths[path]
+    for path, real in real_paths.items():
         if any(_inside(real, p) for p in expose):
             continue
         above = next((c for c in covered if _inside(real, c)), None)
