@@ -72,8 +72,10 @@ def _project_env() -> dict[str, str]:
 
 
 def needs_isolation(ev: Evaluator) -> None:
-    if not (ev.isolation.uid_switch and ev.isolation.mount_namespace and ev.isolation.net_namespace):
-        pytest.skip(f"containment needs root and namespaces here: {ev.isolation.errors}")
+    """Skip where the sandbox has no namespaces: neither root nor a user namespace of its own."""
+    iso = ev.isolation
+    if not ((iso.uid_switch or iso.pid_namespace) and iso.mount_namespace and iso.net_namespace):
+        pytest.skip(f"containment needs root or user namespaces here: {ev.isolation.errors}")
 
 
 def run(ev: Evaluator, code: str, io: str = ONE_IO):
@@ -106,12 +108,13 @@ HOSTILE = {
     "generator_exit": "raise GeneratorExit\n",
     "comparator_breaking_output": "print('sNaN')\n",
     "kill_the_parent": "import os, signal\nfor pid in (os.getppid(), 1, -1):\n"
-    "    try:\n        os.kill(pid, signal.SIGKILL)\n"
-    "    except OSError:\n        pass\nprint(0)\n",
+    "    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGUSR1, signal.SIGTERM, signal.SIGSTOP, signal.SIGKILL):\n"
+    "        try:\n            os.kill(pid, sig)\n"
+    "        except OSError:\n            pass\nprint(0)\n",
 }
 
 
-# Without a uid of its own, kill(-1) from a solution would kill the test runner itself.
+# Without namespaces (a uid of its own or a PID namespace), kill(-1) from a solution would kill the test runner.
 NEEDS_UID = {"kill_the_parent"}
 
 
@@ -250,13 +253,16 @@ def test_setuid_programs_cannot_raise_privileges(hostile):
 
 
 def test_grader_memory_and_processes_are_out_of_reach(hostile):
+    """Neither the grader's nor the zygote's memory, nor a signal to either. Without root the zygote is
+    init of the runs' PID namespace: a signal to it is let through (kill(1, 0) succeeds) and dropped, and
+    ``kill_the_parent`` shows the zygote survives the real ones."""
     needs_isolation(hostile)
     code = (
         "import os, signal\nok = True\n"
         f"for pid in [os.getppid(), {os.getpid()}]:\n"
         "    try:\n        open(f'/proc/{pid}/mem', 'rb').read(1)\n"
         "        ok = False\n    except OSError:\n        pass\n"
-        "    try:\n        os.kill(pid, 0)\n        ok = False\n    except OSError:\n        pass\n"
+        "    try:\n        os.kill(pid, 0)\n        ok = pid == 1 and ok\n    except OSError:\n        pass\n"
         "print('contained' if ok else 'reached')\n"
     )
     assert probe(hostile, code).passed
@@ -330,15 +336,29 @@ def test_a_test_cannot_read_a_later_tests_input(hostile):
     assert result.tests[0].verdict == "accepted", result
 
 
+STASHES = ("../stash", "../locked/stash", "/tmp/stash", "/dev/shm/stash", "/dev/stash")
+"""Where a run might leave a file for the next, beside its own directory (which runs that share a uid
+own) as well as in it."""
+
+
 def test_nothing_survives_from_one_test_to_the_next(hostile):
-    """Module state, daemon threads, files and helper processes of test 0 are all gone in test 1."""
+    """Module state, daemon threads, files (in its directory or anywhere a run can write, in any mode)
+    and helper processes of test 0 are all gone in test 1."""
     code = (
-        "import builtins, os, socket, sys, threading, time\n"
+        "import builtins, contextlib, os, socket, sys, threading, time\n"
         "first = sys.stdin.read().strip() == 'first'\n"
         "if first:\n"
         "    builtins.stash = 1\n"
         "    threading.Thread(target=lambda: setattr(sys, 'precomputed', 1) or time.sleep(60), daemon=True).start()\n"
         "    open('mark', 'w').write('x')\n"
+        "    with contextlib.suppress(OSError):\n"
+        "        os.chmod('..', 0o777)\n"
+        "        os.mkdir('../locked')\n"
+        f"    for path in {STASHES!r}:\n"
+        "        with contextlib.suppress(OSError):\n"
+        "            open(path, 'w').write('x')\n"
+        "    with contextlib.suppress(OSError):\n"
+        "        os.chmod('../locked', 0)\n"
         "    if os.fork() == 0:\n"
         "        s = socket.socket(socket.AF_UNIX)\n"
         "        s.bind('\\0mcsweep-helper')\n"
@@ -348,6 +368,7 @@ def test_nothing_survives_from_one_test_to_the_next(hostile):
         "    print('fresh')\n"
         "else:\n"
         "    left = [hasattr(builtins, 'stash'), hasattr(sys, 'precomputed'), os.path.exists('mark')]\n"
+        f"    left += [os.path.lexists(p) for p in {(*STASHES, '../locked')!r}]\n"
         "    try:\n"
         "        socket.socket(socket.AF_UNIX).connect('\\0mcsweep-helper')\n"
         "        left.append(True)\n"
@@ -823,10 +844,11 @@ def test_a_grader_with_a_strict_umask_still_offers_its_python():
     assert out.stdout.split()[0] == "accepted", out.stdout
 
 
-def test_a_container_root_without_uids_for_the_runs_grades_with_rlimits_and_says_so():
+def test_a_container_root_without_uids_for_the_runs_grades_in_namespaces_of_its_own_and_says_so():
     """A container's remapped root (enroot with --container-remap-root, rootless podman) is uid 0 in a
     user namespace that maps that one uid: switching a run to its own uid fails, and every solution was
-    a sandbox_error (training on zero rewards). It grades as without root, and says why."""
+    a sandbox_error (training on zero rewards). It grades as without root (namespaces of its own), and
+    says why."""
     if shutil.which("unshare") is None or os.geteuid() != 0:
         pytest.skip("needs the unshare tool and root to make a user namespace mapping root alone")
     grader = (
@@ -834,7 +856,8 @@ def test_a_container_root_without_uids_for_the_runs_grades_with_rlimits_and_says
         "io = json.dumps({'inputs': ['2\\n'], 'outputs': ['4\\n']})\n"
         "with Evaluator(workers=1, timeout_s=10.0) as ev:\n"
         "    r = ev.grade(GradeRequest('t', code='print(int(input()) * 2)', input_output=io))\n"
-        "    print(r.verdict, ev.isolation.uid_switch, 'remapped root' in ' '.join(ev.isolation.errors))\n"
+        "    iso = ev.isolation\n"
+        "    print(r.verdict, iso.uid_switch, iso.pid_namespace, 'remapped root' in ' '.join(iso.warnings))\n"
     )
     env = _project_env()
     cmd = ["unshare", "--user", "--map-root-user", sys.executable, "-c", grader]
@@ -842,7 +865,7 @@ def test_a_container_root_without_uids_for_the_runs_grades_with_rlimits_and_says
     if out.returncode != 0 and "unshare failed" in out.stderr:
         pytest.skip(f"no user namespaces here: {out.stderr.strip()}")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["accepted", "False", "True"], out.stdout + out.stderr
+    assert out.stdout.split() == ["accepted", "False", "True", "True"], out.stdout + out.stderr
 
 
 def test_a_grader_at_a_terminal_keeps_the_terminal_from_solutions(tmp_path):
@@ -1148,3 +1171,79 @@ def test_a_grader_killed_with_its_job_leaves_no_cgroup():
     with Evaluator(workers=1) as ev:
         ev.grade_many([GradeRequest("b", code="print(input())", input_output=io)])
     assert not [p for p in stale if os.path.exists(p)]
+
+
+NOBODY = 65534
+ROOT_ONLY_SKIPS = (
+    "no cgroup here",
+    "building a root needs root",
+    "needs the unshare tool and root",
+    "needs root, unshare and setpriv",
+    "needs a writable /",
+    "no writable host directory",
+)
+"""Why a test of this module may skip without root: what it checks exists, or can be set up, only as root."""
+
+
+def _blocked_dirs(paths: list[str]) -> list[str]:
+    """The directories on the way to ``paths`` that another user cannot pass (/root, where pyenv's Python
+    lives here), outermost first."""
+    blocked = set()
+    for path in paths:
+        parts = Path(path).resolve().parts
+        blocked |= {str(Path(*parts[:k])) for k in range(2, len(parts)) if not os.stat(Path(*parts[:k])).st_mode & 1}
+    return sorted(blocked, key=lambda p: (p.count("/"), p))
+
+
+def _as_nobody(paths: list[str]) -> list[str]:
+    """A command prefix that runs a program as uid and gid 65534, in a mount namespace where each blocked
+    directory on the way to ``paths`` is an empty passable tmpfs with only those ways bound back into it."""
+    script = ["set -e"]
+    for blocked in _blocked_dirs(paths):
+        ways = sorted(
+            {
+                str(Path(blocked, Path(p).resolve().relative_to(blocked).parts[0]))
+                for p in paths
+                if Path(p).resolve().is_relative_to(blocked)
+            }
+        )
+        stages = [f"/tmp/.mcsweep-way-{os.getpid()}-{k}" for k in range(len(ways))]
+        script += [f"mkdir -p {stage} && mount --bind {way} {stage}" for way, stage in zip(ways, stages, strict=True)]
+        script.append(f"mount -t tmpfs -o mode=0755 tmpfs {blocked}")
+        script += [
+            f"mkdir -p {way} && mount --move {stage} {way} && rmdir {stage}"
+            for way, stage in zip(ways, stages, strict=True)
+        ]
+    script.append(f'exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups "$@"')
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", "\n".join(script), "sh"]
+
+
+def test_the_containment_tests_pass_for_a_grader_without_root():
+    """This module again, its grader a user without root (uid and gid 65534), as a SLURM job's is: the
+    sandbox then stands on user, PID, mount and network namespaces of the zygotes' own. Every containment
+    test must run and pass; the only skips allowed are those of what needs root."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("setpriv") is None:
+        pytest.skip("needs root, unshare and setpriv to start a grader without root")
+    project = str(Path(__file__).resolve().parents[2])
+    home = tempfile.mkdtemp(prefix="mcsweep-nobody-")  # pytest's own temp directory is root's alone
+    try:
+        os.chown(home, NOBODY, NOBODY)
+        suite = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            f"--basetemp={home}/t",
+            __file__,
+        ]
+        env = {**_project_env(), "HOME": home}
+        prefix = _as_nobody([sys.executable, sys.base_prefix, project])
+        out = subprocess.run([*prefix, *suite], capture_output=True, text=True, env=env, cwd=project)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
+    skips = [line for line in out.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert all(any(why in line for why in ROOT_ONLY_SKIPS) for line in skips), skips

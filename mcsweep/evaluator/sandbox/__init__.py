@@ -13,14 +13,17 @@ outputs, anywhere in its own memory. The grader compares outputs as data.
 
 Isolation (reported by ``Isolation``), as root: the zygote unshares a network namespace (no interfaces
 up) and a mount namespace whose root is a fresh tmpfs showing only the system directories and the
-Python installation (read-only), a minimal /dev and empty root-owned /tmp and /dev/shm: no other host
+Python installation (read-only), a minimal /dev and empty read-only /tmp and /dev/shm: no other host
 file (datasets, expected outputs, service sockets) and none of the hidden paths (home directories, the
 project tree wherever it lives, the grader's cwd) is there. Each child runs as its own
 unprivileged uid (so it cannot write outside its 0700 working directory, signal other runs, or read
 their files), with no_new_privs (setuid programs stay unprivileged), in its own process group, under
 rlimits (CPU, address space, file size, processes, open files). After each run the process group is
 killed; if any descendant escaped it, everything running as the run's uid is killed; the working
-directory is removed. Without root, only rlimits, the process group and the temporary directory apply.
+directory is removed. Without root, the zygote makes a user namespace of its own and, as init of a PID
+namespace in it, the same namespaces and root; runs then share its uid (a fresh tmpfs per run directory,
+no cgroup). Without user namespaces either, only rlimits, the process group and the temporary directory
+apply.
 """
 
 from __future__ import annotations

@@ -41,6 +41,10 @@ class Isolation:
     """
 
     uid_switch: bool = False
+    user_namespace: bool = False
+    """Without root: the zygote made a user namespace of its own (mapping its uid alone) and, in it, a PID
+    namespace whose init it is, so the namespaces below need no root; runs share the zygote's uid."""
+    pid_namespace: bool = False
     net_namespace: bool = False
     mount_namespace: bool = False
     ipc_namespace: bool = False

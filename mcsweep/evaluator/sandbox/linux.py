@@ -16,12 +16,14 @@ import sysconfig
 
 from .limits import PID_LIMIT, UID_BASE, Isolation, Limits, SandboxError
 
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 32, 1024
 MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
 MS_NODIRATIME, MS_RELATIME = 2048, 1 << 21
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
+CAP_VERSION_3 = 0x20080522  # capset(2)'s header: two 32-bit words per set
 SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "sys"})
 """The top-level entries of the host's a run's root shows: its programs, libraries and configuration,
 and /sys (the zygote's cgroup). With them only the Python installation, a fresh /proc, /dev and /tmp.
@@ -31,7 +33,7 @@ not all that nobody thought to hide."""
 BUILT_DIRS = ("/proc", "/dev", "/tmp")  # the new root's own
 STAGE = "/tmp"  # where the new root is assembled (a tmpfs over it, in this namespace only)
 OLD_ROOT = "/.old-root"
-WRITABLE_TMP = ("/tmp", "/dev/shm")  # root's alone (mode 0755), so they may stay writable
+WRITABLE_TMP = ("/tmp", "/dev/shm")  # the root's own tmpfs, not the host's: /tmp is sealed once set up
 PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}  # pivot_root(2)'s number: the C library has no wrapper
 DEVICES = ("null", "zero", "full", "random", "urandom")
 """The devices a program reads or writes as data. The rest of the host's /dev (a GPU, the kernel log, a
@@ -109,12 +111,26 @@ def grader_trees(cwd: str) -> list[str]:
     return sorted(t for t in trees if t != "/" and not _inside(system, t))
 
 
-def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
-    """Enter fresh network and mount namespaces where allowed; record what worked and what hides what."""
-    iso = Isolation(uid_switch=os.geteuid() == 0 and _run_uids_mapped())
-    if not iso.uid_switch:
-        why = "root in a user namespace that maps no uids for the runs (a container's remapped root)"
-        iso.errors.append(f"{why if os.geteuid() == 0 else 'not root'}: no uid switch or namespaces")
+def can_switch_uid() -> bool:
+    """Whether runs can each get a uid of their own: root, in a user namespace that maps their uids."""
+    return os.geteuid() == 0 and _run_uids_mapped()
+
+
+def enter_user_namespace() -> None:
+    """Without root: become the owner of a user namespace that maps this process's uid and gid alone (to
+    themselves), so that the namespaces and mounts of ``setup_isolation`` need no privilege on the host."""
+    uid, gid = os.geteuid(), os.getegid()
+    unshare(CLONE_NEWUSER, "unshare(CLONE_NEWUSER)")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as stream:
+            stream.write(text)
+
+
+def setup_isolation(hidden: tuple[str, ...], user_namespace: bool = False) -> Isolation:
+    """Enter fresh network and mount namespaces where allowed (as root, or as the init of a user and PID
+    namespace of our own: ``user_namespace``); record what worked and what hides what."""
+    iso = Isolation(uid_switch=can_switch_uid(), user_namespace=user_namespace, pid_namespace=user_namespace)
+    if not (iso.uid_switch or iso.user_namespace):
         return iso
     try:
         unshare(CLONE_NEWNET, "unshare(CLONE_NEWNET)")
@@ -134,7 +150,6 @@ def setup_isolation(hidden: tuple[str, ...]) -> Isolation:
     expose = python_paths()
     try:
         iso.host_view = _enter_new_root(expose)
-        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV, "hidepid=invisible")
         iso.proc_hidepid = True
         _cover_hidden(real, expose, iso)
         _read_only_host_mounts(iso)
@@ -157,7 +172,9 @@ def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
     """Make a fresh tmpfs this namespace's root and show in it only what a run needs of the host's: the
     ``SYSTEM_DIRS``, the Python installation (``expose``) and the libraries the interpreter has loaded
     (bound from the host's), a minimal /dev and an empty /tmp. Nothing else of the host's, present or
-    made later, is in it. Returns the host paths shown. ``pivot=False`` takes the fallback path."""
+    made later, is in it. Returns the host paths shown. ``pivot=False`` takes the fallback path.
+    Its /proc is mounted before the host's leaves: in a user namespace the kernel mounts a proc only
+    where one is already in full view. In a PID namespace of ours it shows that namespace's processes."""
     shown, links = _host_view(expose)
     # Every source is opened first: the new root is assembled on a tmpfs over /tmp, which may hold some
     # of them (a virtual environment in a temporary checkout).
@@ -168,6 +185,7 @@ def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
         for path in BUILT_DIRS:
             os.mkdir(STAGE + path, 0o755)
         _minimal_dev(STAGE + "/dev", devices)
+        mount("proc", STAGE + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible")
         mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
         for path, fd in sources:  # after /tmp: a Python path in the temporary directory goes into the new one
             os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
@@ -227,8 +245,9 @@ def _switch_root(new_root: str, pivot: bool) -> None:
 
 
 def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
-    """A tmpfs /dev holding only ``DEVICES`` (bound from the host's, read-only: no access times; the
-    caller closes their descriptors), the standard descriptors' links and an empty root-owned /dev/shm."""
+    """A read-only tmpfs /dev holding only ``DEVICES`` (bound from the host's, read-only: no access times;
+    the caller closes their descriptors), the standard descriptors' links and an empty read-only /dev/shm
+    (runs that share the zygote's uid own these tmpfs: writable, they would carry files between runs)."""
     mount("tmpfs", dev, "tmpfs", MS_NOSUID | MS_NOEXEC | MS_NOATIME, "mode=0755,size=64k,nr_inodes=64")
     for name, fd in devices:
         target = f"{dev}/{name}"
@@ -238,7 +257,8 @@ def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
     for name, link in DEV_LINKS.items():
         os.symlink(link, f"{dev}/{name}")
     os.mkdir(f"{dev}/shm", 0o755)
-    mount("tmpfs", f"{dev}/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
+    mount("tmpfs", f"{dev}/shm", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=4k")
+    mount(None, dev, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC | MS_NOATIME, "mode=0755")
 
 
 def _cover_hidden(real_paths: dict[str, str], expose: list[str], iso: Isolation) -> None:
@@ -299,11 +319,18 @@ def _read_only_host_mounts(iso: Isolation) -> None:
             iso.warnings.append(f"{point} not read-only ({err}): a run's reads stamp access times others see")
 
 
-def mount_run_root(path: str, limits: Limits) -> None:
-    """The tmpfs that holds a zygote's run directories (one run at a time): as large as the memory limit
-    and with at most ``max_files`` inodes; its pages are charged to the writing run's memory cgroup."""
-    data = f"mode=0711,size={limits.memory_mb}m,nr_inodes={limits.max_files}"
+def mount_run_root(path: str, limits: Limits, mode: int = 0o711) -> None:
+    """The tmpfs that holds a zygote's run directories (one run at a time), or one run's directory: as
+    large as the memory limit and with at most ``max_files`` inodes; its pages are charged to the writing
+    run's memory cgroup."""
+    data = f"mode={mode:o},size={limits.memory_mb}m,nr_inodes={limits.max_files}"
     mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, data)
+
+
+def seal_tmp() -> None:
+    """Make the root's /tmp read-only once the runs' tmpfs is mounted in it. Without a uid per run the runs
+    share the zygote's uid, which owns /tmp: a file one left there would be read by the next."""
+    mount(None, "/tmp", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755")
 
 
 def resize_run_root(path: str, limits: Limits) -> None:
@@ -357,11 +384,21 @@ def set_limits(limits: Limits, extra_files: int) -> None:
 
 
 def drop_privileges(uid: int) -> None:
-    """Become the run's own uid (without a uid per run, ``uid`` is the zygote's own: nothing to do)."""
+    """Become the run's own uid (which leaves no capability); without a uid per run (``uid`` is the
+    zygote's own), drop the capabilities a zygote without root holds in its user namespace."""
     if uid != os.geteuid():
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+    else:
+        drop_capabilities()
+
+
+def drop_capabilities() -> None:
+    """Empty the effective, permitted and inheritable sets (no_new_privs keeps an exec from refilling
+    them): a run cannot use its namespace's powers (mounts, network settings), filter or no filter."""
+    header = (ctypes.c_uint32 * 2)(CAP_VERSION_3, 0)
+    check(libc.capset(header, (ctypes.c_uint32 * 6)()), "capset")
 
 
 def close_except(keep: set[int]) -> None:

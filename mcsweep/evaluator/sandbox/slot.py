@@ -62,6 +62,16 @@ def _remove_cgroup(path: str, patience: float = 5.0) -> None:
             time.sleep(0.01)
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds of ``pid`` and its reaped children (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            fields = stream.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 @functools.cache
 def _syscall_filter() -> tuple[bytes, list[str], str]:
     return seccomp.build_filter()
@@ -174,13 +184,13 @@ class Slot:
         return exited
 
     def cpu_s(self) -> float:
-        """CPU seconds of the zygote plus its reaped children (the runs), from /proc."""
-        try:
-            with open(f"/proc/{self.proc.pid}/stat") as stream:
-                fields = stream.read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            return 0.0
-        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        """CPU seconds of the zygote plus its reaped children (the runs), from /proc. As init of a PID
+        namespace the zygote proper is the one child of the process started here."""
+        pids = [self.proc.pid]
+        if self.isolation.pid_namespace:
+            with contextlib.suppress(OSError), open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as stream:
+                pids += [int(p) for p in stream.read().split()]
+        return sum(_cpu_s(pid) for pid in pids)
 
     def close(self) -> None:
         """Stop the zygote (it kills and cleans up its current run); remove its cgroup if it could not."""

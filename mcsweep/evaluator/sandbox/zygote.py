@@ -69,11 +69,22 @@ class _Zygote:
         self.limits: Limits | None = None  # those the run directory's tmpfs is sized for
         self.run_limits = Limits()
 
+    @property
+    def tmpfs_per_run(self) -> bool:
+        """Whether each run's directory is a fresh tmpfs of its own: runs that share our uid own the
+        directory above theirs, and could leave files (in any mode) that only the tmpfs's end removes."""
+        return self.iso.workdir_tmpfs and not self.iso.uid_switch
+
     def next_uid(self) -> int:
         self.counter += 1
         return UID_BASE + (os.getpid() % PID_LIMIT) * 1000 + self.counter % 1000
 
     def _make_workdir(self, limits: Limits) -> None:
+        if self.tmpfs_per_run:  # the run's directory is a fresh tmpfs's root, its parent read-only
+            linux.umount(self.tmp_root)
+            linux.mount_run_root(self.tmp_root, limits, mode=0o700)
+            self.limits, self.workdir = limits, self.tmp_root
+            return
         if self.iso.workdir_tmpfs and limits != self.limits:
             linux.resize_run_root(self.tmp_root, limits)
         self.limits = limits
@@ -158,16 +169,21 @@ class _Zygote:
                 _reap_orphans()
         except Exception as err:
             errors.append(f"killing the run: {err!r}")
-        if self.workdir:
+        if self.workdir and not self.tmpfs_per_run:  # else its tmpfs is replaced before the next run
             try:
                 linux.remove_workdir(self.workdir)
             except Exception as err:
                 errors.append(f"removing {self.workdir}: {err!r}")
-            self.workdir = ""
+        self.workdir = ""
         return "; ".join(errors)
 
     def sweep(self) -> None:
-        """With a uid per run: kill everything running as the run's uid. Otherwise: kill our direct children."""
+        """With a uid per run: kill everything running as the run's uid. As init of a PID namespace: kill
+        everything in it but us. Otherwise: kill our direct children."""
+        if self.iso.pid_namespace:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)
+            return
         if not self.iso.uid_switch:
             for pid in _child_pids():
                 with contextlib.suppress(OSError):
@@ -253,24 +269,64 @@ def _ipc_namespace_works() -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
-def _isolate(config: ZygoteConfig) -> tuple[Isolation, Cgroup | None, seccomp.Program | None]:
-    iso = linux.setup_isolation(config.hidden)
-    cgroup = None
-    if iso.uid_switch:
+def _become_init(sock: socket.socket) -> str:
+    """Without a uid per run: enter a user namespace of our own and a PID namespace in it, whose init (pid 1)
+    our fork becomes and goes on as the zygote, while this process waits for it and exits with it. Runs
+    then see only their zygote's processes and can signal no other (the grader's included), and their
+    zygote takes no signal of theirs (init's). Returns why not, or '' in the fork."""
+    try:
+        linux.enter_user_namespace()
+        linux.unshare(linux.CLONE_NEWPID, "unshare(CLONE_NEWPID)")
+        pid = os.fork()
+    except OSError as err:
+        return str(err)
+    if pid:
+        sock.close()  # the grader sees the zygote's end as soon as the fork's copy closes
+        _, status = os.waitpid(pid, 0)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # killed with the process the grader started
+    return ""
+
+
+def _without_uid_switch(iso: Isolation, why_no_namespace: str) -> None:
+    """Record what a zygote that cannot give runs a uid of their own falls back to."""
+    who = "root in a user namespace that maps no uids for the runs (a container's remapped root)"
+    who = who if os.geteuid() == 0 else "not root"
+    if iso.user_namespace:
+        iso.warnings.append(
+            f"{who}: runs share the grader's uid, in user, PID, mount and network namespaces of their own; "
+            "no cgroup: memory and process limits per process (rlimits)"
+        )
+    else:
+        iso.errors.append(f"{who}: no uid switch or namespaces ({why_no_namespace}): rlimits only")
+
+
+def _join_cgroup(iso: Isolation) -> Cgroup | None:
+    cgroup, why = open_cgroup(f"{PREFIX}{os.getpid()}")
+    if cgroup is not None:
+        try:
+            cgroup.enter()
+        except OSError as err:
+            cgroup.remove()
+            cgroup, why = None, f"could not enter the cgroup ({err}): memory and process limits per process"
+    if cgroup is not None:
+        iso.cgroup, iso.cgroup_paths = cgroup.version, list(cgroup.dirs.values())
+    if why:
+        iso.warnings.append(why)
+    return cgroup
+
+
+def _isolate(
+    config: ZygoteConfig, user_namespace: bool, why_no_namespace: str
+) -> tuple[Isolation, Cgroup | None, seccomp.Program | None]:
+    iso = linux.setup_isolation(config.hidden, user_namespace)
+    if iso.uid_switch or iso.user_namespace:
         iso.ipc_namespace = _ipc_namespace_works()
         if not iso.ipc_namespace:
             iso.warnings.append("no IPC namespace per run: System V objects are shared between runs")
-        cgroup, why = open_cgroup(f"{PREFIX}{os.getpid()}")
-        if cgroup is not None:
-            try:
-                cgroup.enter()
-            except OSError as err:
-                cgroup.remove()
-                cgroup, why = None, f"could not enter the cgroup ({err}): memory and process limits per process"
-        if cgroup is not None:
-            iso.cgroup, iso.cgroup_paths = cgroup.version, list(cgroup.dirs.values())
-        if why:
-            iso.warnings.append(why)
+    cgroup = _join_cgroup(iso) if iso.uid_switch else None
+    if not iso.uid_switch:
+        _without_uid_switch(iso, why_no_namespace)
     iso.seccomp = list(config.seccomp_denied)
     if config.seccomp_error:
         iso.warnings.append(config.seccomp_error)
@@ -319,7 +375,12 @@ def zygote_main(sock_fd: int) -> None:
     # a checkout whose .venv links to another's) stays importable. Entries that are not paths (import
     # hooks' names) stay as they are.
     sys.path[:] = [os.path.realpath(p) if os.path.isabs(p) and os.path.exists(p) else p for p in sys.path]
-    iso, cgroup, bpf = _isolate(config)
+    uid_switch = linux.can_switch_uid()
+    why_no_namespace = "" if uid_switch else _become_init(sock)
+    user_namespace = not uid_switch and not why_no_namespace
+    # Without a uid per run, runs share ours: a non-dumpable zygote's memory (/proc/1/mem) is not theirs.
+    linux.prctl(linux.PR_SET_DUMPABLE, 0)
+    iso, cgroup, bpf = _isolate(config, user_namespace, why_no_namespace)
     preload()
     tmp_root = _make_root()
     os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
@@ -329,6 +390,8 @@ def zygote_main(sock_fd: int) -> None:
             iso.workdir_tmpfs = True
         except OSError as err:
             iso.warnings.append(f"run directories not on a tmpfs of their own ({err}): files not capped")
+    if iso.workdir_tmpfs:
+        linux.seal_tmp()  # should it fail, the zygote ends, and the grader says it did not start
     sock.sendall(encode(iso))
     gc.collect()
     gc.freeze()
@@ -337,8 +400,7 @@ def zygote_main(sock_fd: int) -> None:
         zygote.serve()
     finally:
         zygote.cleanup()
-        if iso.workdir_tmpfs:
-            linux.umount(tmp_root)
-        linux.remove_workdir(tmp_root)
+        if not iso.mount_namespace:  # else it is in the namespace's own /tmp, which ends with it
+            linux.remove_workdir(tmp_root)
         if cgroup is not None:
             cgroup.remove()
