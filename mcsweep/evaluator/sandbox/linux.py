@@ -74,6 +74,14 @@ def unshare(flags: int, what: str) -> None:
     check(libc.unshare(flags), what)
 
 
+def _bind(fd: int, target: str, flags: int, sealed: int | None = None) -> None:
+    """Bind what ``fd`` (an ``O_PATH`` descriptor, opened while the path was in sight) names at ``target``,
+    with ``flags`` (``MS_REC``: the mounts below it too); with ``sealed``, remount it read-only with those."""
+    mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | flags)
+    if sealed is not None:
+        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | sealed)
+
+
 def _inside(path: str, tree: str) -> bool:
     return path == tree or path.startswith(tree.rstrip("/") + "/")
 
@@ -84,8 +92,7 @@ def _cover(path: str, expose: list[str], data: str) -> None:
     mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, data)  # a listing leaves no trace
     for target, fd in keep:
         os.makedirs(target, mode=0o755, exist_ok=True)
-        mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
-        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        _bind(fd, target, MS_REC, sealed=MS_NOSUID | MS_NODEV)
         os.close(fd)
 
 
@@ -189,7 +196,7 @@ def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
         mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
         for path, fd in sources:  # after /tmp: a Python path in the temporary directory goes into the new one
             os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
-            mount(f"/proc/self/fd/{fd}", STAGE + path, None, MS_BIND | MS_REC)
+            _bind(fd, STAGE + path, MS_REC)  # sealed read-only by _read_only_host_mounts, flags kept
     finally:
         close_all([fd for _, fd in (*sources, *devices)])
     for path, target in links.items():
@@ -252,8 +259,7 @@ def _minimal_dev(dev: str, devices: list[tuple[str, int]]) -> None:
     for name, fd in devices:
         target = f"{dev}/{name}"
         os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o666))  # the mount point
-        mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
-        mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC)
+        _bind(fd, target, 0, sealed=MS_NOSUID | MS_NOEXEC)
     for name, link in DEV_LINKS.items():
         os.symlink(link, f"{dev}/{name}")
     os.mkdir(f"{dev}/shm", 0o755)
