@@ -9,7 +9,10 @@ averaged) is logged beside it; docs/algorithms.md says which one the figures mos
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
+
+import numpy as np
 
 
 def _ngrams(ids: Sequence[int], n: int) -> list[tuple[int, ...]]:
@@ -21,6 +24,27 @@ def group_diversity(group: Sequence[Sequence[int]], n: int = 4) -> float:
     """Unique n-grams / total n-grams pooled over one prompt's samples (0 when there are none)."""
     grams = [g for ids in group for g in _ngrams(ids, n)]
     return len(set(grams)) / len(grams) if grams else 0.0
+
+
+def group_diversities(samples: Sequence[Sequence[int]], group: np.ndarray, n: int = 4) -> np.ndarray:
+    """``group_diversity`` of every group at once (``group[i]``, from 0, is sample i's group): the same
+    exact values, with the n-grams sorted in numpy instead of hashed one tuple at a time, so that an
+    analysis over hundreds of thousands of samples takes seconds (figure 7_2's table: 230,400 groups)."""
+    group = np.asarray(group, dtype=np.int64)
+    n_groups = int(group.max()) + 1 if len(group) else 0
+    lengths = np.fromiter(map(len, samples), dtype=np.int64, count=len(samples))
+    tokens = np.fromiter(itertools.chain.from_iterable(samples), dtype=np.int64, count=int(lengths.sum()))
+    grams = np.maximum(lengths - n + 1, 0)  # each sample's n-grams, none across samples
+    first = np.repeat(np.cumsum(lengths) - lengths - np.cumsum(grams) + grams, grams) + np.arange(grams.sum())
+    keys = [tokens[first + k] for k in reversed(range(n))]
+    owner = np.repeat(group, grams)
+    order = np.lexsort([*keys, owner])  # by group, then n-gram: equal n-grams of a group end up adjacent
+    ranked = [column[order] for column in (owner, *keys)]
+    repeated = np.logical_and.reduce([column[1:] == column[:-1] for column in ranked])
+    new = np.concatenate(([True], ~repeated))[: len(order)]
+    unique = np.bincount(ranked[0][new], minlength=n_groups)
+    total = np.bincount(owner, minlength=n_groups)
+    return np.divide(unique, total, out=np.zeros(n_groups), where=total > 0)
 
 
 def mean_group_diversity(samples: Sequence[Sequence[int]], group_size: int, n: int = 4) -> float:

@@ -10,9 +10,10 @@ keeps each evaluation length and sample count apart: pooling them mixes differen
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from mcsweep.algo.diversity import group_diversity
+from mcsweep.algo.diversity import group_diversities
 
 NGRAM = 4
 COLUMNS = [
@@ -27,9 +28,16 @@ COLUMNS = [
 ]
 
 
-def _diversity(ids: pd.Series) -> float:
-    """The trainer's D (``mcsweep.algo.diversity``) over one problem's samples at one temperature."""
-    return group_diversity([list(x) for x in ids if isinstance(x, list | tuple)], NGRAM)
+def _diversity(s: pd.DataFrame, by: list[str]) -> np.ndarray:
+    """The trainer's D (``mcsweep.algo.diversity``) of each group of ``by`` (the first being ``run_id``),
+    in ``groupby``'s order; one run at a time, which bounds the memory its n-grams take."""
+    group = s.groupby(by).ngroup().to_numpy()
+    out = np.zeros(group.max() + 1 if len(group) else 0)
+    for rows in s.groupby("run_id").indices.values():  # a run's groups are a contiguous range
+        lo, hi = group[rows].min(), group[rows].max() + 1
+        ids = [x if isinstance(x, list | tuple) else () for x in s["ids"].iloc[rows]]
+        out[lo:hi] = group_diversities(ids, group[rows] - lo, NGRAM)
+    return out
 
 
 def temperature_samples(samples: pd.DataFrame) -> pd.DataFrame:
@@ -50,10 +58,8 @@ def temperature_table(samples: pd.DataFrame) -> pd.DataFrame:
     s = s.assign(samples_per_problem=per_eval)
     keys = ["run_id", "step", "max_length", "samples_per_problem", "eval_temperature"]
     has_ids = "ids" in s and s["ids"].notna().any()
-    aggs = {"passed": ("passed", "mean")} | ({"diversity": ("ids", _diversity)} if has_ids else {})
-    per_problem = s.groupby([*keys, "problem_id"]).agg(**aggs).reset_index()
-    if not has_ids:
-        per_problem["diversity"] = float("nan")
+    per_problem = s.groupby([*keys, "problem_id"]).agg(passed=("passed", "mean")).reset_index()
+    per_problem["diversity"] = _diversity(s, [*keys, "problem_id"]) if has_ids else float("nan")
     out = per_problem.groupby(keys).agg(
         **{
             "pass@1": ("passed", "mean"),
