@@ -146,6 +146,7 @@ def run_session(
             closing.callback(_record_compute, store, clock, world_size, wandb_run)
             evaluator = open_evaluator()
             closing.callback(evaluator.close)
+            store.update_card(judge_sandbox=evaluator.isolation.summary())
             yield RunSession(store, evaluator, wandb_run)
         except BaseException:
             store.update_card(status=CardStatus.FAILED, finished=compute.stamp())

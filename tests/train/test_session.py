@@ -89,6 +89,8 @@ def test_the_session_closes_its_evaluator_and_finishes_the_card(tiny_run):
     after = resource.getrusage(resource.RUSAGE_SELF)
     card = store.read_json("run_card.json")
     assert card["status"] == CardStatus.FINISHED and card["final"] == {"run_dir": str(store.path)}
+    assert card["judge_sandbox"] == opened[0].isolation.summary()  # what the rewards were graded under
+    assert card["judge_sandbox"]["runs_apart_by"] in {"uid", "user_namespace", "rlimits"}
     with pytest.raises(RuntimeError, match="after shutdown"):
         opened[0].grade(request)
     # The solution's 0.8 s of CPU ran in a sandbox worker: counted once the session closed the workers.

@@ -63,3 +63,10 @@ class Isolation:
     Python installation. Nothing else of the host's is in it, /proc, /dev and /tmp are its own."""
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        """What a run card records of the judge: how runs are kept apart (``uid``: a uid each, as root;
+        ``user_namespace``: namespaces of the zygote's own, without root; ``rlimits``: neither), the
+        cgroup, and every fallback, so that a reader of a run knows what its rewards were graded under."""
+        apart = "uid" if self.uid_switch else "user_namespace" if self.pid_namespace else "rlimits"
+        return {"runs_apart_by": apart, "cgroup": self.cgroup or None, "warnings": self.warnings, "errors": self.errors}
