@@ -814,8 +814,8 @@ def test_the_new_root_shows_the_same_view_either_way_it_is_entered(pivot):
     script = (
         "import os, sys\nfrom mcsweep.evaluator.sandbox import linux\n"
         "linux.unshare(linux.CLONE_NEWNS, 'unshare')\nlinux.mount(None, '/', None, linux.MS_REC | linux.MS_PRIVATE)\n"
-        f"shown = linux._enter_new_root(linux.python_paths(), pivot={pivot})\n"
-        "tops = {p.split('/')[1] for p in shown} | {'proc', 'dev', 'tmp'}\n"
+        f"iso = linux.Isolation()\nlinux._enter_new_root(linux.python_paths(), iso, pivot={pivot})\n"
+        "tops = {p.split('/')[1] for p in iso.host_view} | {'proc', 'dev', 'tmp'}\n"
         "tops |= {name for name in linux.SYSTEM_DIRS if os.path.islink('/' + name)}\n"
         f"print(sorted(set(os.listdir('/')) ^ tops), os.path.exists({str(Path(__file__).resolve())!r}),"
         " open(sys.executable, 'rb').read(4) == b'\\x7fELF', os.getcwd())\n"
@@ -1195,10 +1195,11 @@ def _blocked_dirs(paths: list[str]) -> list[str]:
     return sorted(blocked, key=lambda p: (p.count("/"), p))
 
 
-def _as_nobody(paths: list[str]) -> list[str]:
+def _as_nobody(paths: list[str], first: tuple[str, ...] = ()) -> list[str]:
     """A command prefix that runs a program as uid and gid 65534, in a mount namespace where each blocked
-    directory on the way to ``paths`` is an empty passable tmpfs with only those ways bound back into it."""
-    script = ["set -e"]
+    directory on the way to ``paths`` is an empty passable tmpfs with only those ways bound back into it
+    (after the shell commands ``first``)."""
+    script = ["set -e", *first]
     for blocked in _blocked_dirs(paths):
         ways = sorted(
             {
@@ -1247,3 +1248,31 @@ def test_the_containment_tests_pass_for_a_grader_without_root():
     assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-2000:]
     skips = [line for line in out.stdout.splitlines() if line.startswith("SKIPPED")]
     assert all(any(why in line for why in ROOT_ONLY_SKIPS) for line in skips), skips
+
+
+MASKED_PROC = ("/proc/kcore", "/proc/keys", "/proc/timer_list")  # files Docker and podman cover
+
+
+def test_a_grader_without_root_whose_proc_is_partly_covered_grades_with_no_proc_in_the_runs_root():
+    """A container that covers files of /proc (as Docker and podman do): the kernel then mounts no proc in a
+    user namespace, and the root was refused as half-built (every solution a sandbox_error). The runs' root
+    now has an empty /proc, and says so; everything else stands."""
+    masked = next((path for path in MASKED_PROC if os.path.exists(path)), None)
+    if os.geteuid() != 0 or shutil.which("unshare") is None or shutil.which("setpriv") is None or masked is None:
+        pytest.skip("needs root, unshare and setpriv, and a /proc file to cover")
+    grader = (
+        "import json\nfrom mcsweep.evaluator import Evaluator, GradeRequest\n"
+        "io = json.dumps({'inputs': ['2\\n'], 'outputs': ['4\\n']})\n"
+        "with Evaluator(workers=1, timeout_s=10.0) as ev:\n"
+        "    right = ev.grade(GradeRequest('t', code='print(int(input()) * 2)', input_output=io))\n"
+        "    code = 'import os\\nprint(4 + len(os.listdir(\\'/proc\\')))'\n"
+        "    procs = ev.grade(GradeRequest('p', code=code, input_output=io))\n"
+        "    iso, said = ev.isolation, 'no /proc' in ' '.join(ev.isolation.warnings)\n"
+        "    print(right.verdict, procs.verdict, iso.pid_namespace, iso.proc_hidepid, said)\n"
+    )
+    project = str(Path(__file__).resolve().parents[2])
+    prefix = _as_nobody([sys.executable, sys.base_prefix, project], first=(f"mount --bind /dev/null {masked}",))
+    env = {**_project_env(), "HOME": "/tmp"}
+    out = subprocess.run([*prefix, sys.executable, "-c", grader], capture_output=True, text=True, env=env, cwd="/")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["accepted", "accepted", "True", "False", "True"], out.stdout + out.stderr[-3000:]

@@ -22,6 +22,16 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 
 MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
 MS_NODIRATIME, MS_RELATIME = 2048, 1 << 21
 MNT_DETACH = 2
+MOUNT_FLAGS = {
+    "nosuid": MS_NOSUID,
+    "nodev": MS_NODEV,
+    "noexec": MS_NOEXEC,
+    "noatime": MS_NOATIME,
+    "nodiratime": MS_NODIRATIME,
+    "relatime": MS_RELATIME,
+}
+"""Per-mount flags as /proc/self/mountinfo names them. A remount or a new proc keeps the host's: in a user
+namespace they are locked, and changing one is EPERM."""
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 4, 36, 38
 CAP_VERSION_3 = 0x20080522  # capset(2)'s header: two 32-bit words per set
 SYSTEM_DIRS = frozenset({"bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "sys"})
@@ -87,13 +97,15 @@ def _inside(path: str, tree: str) -> bool:
 
 
 def _cover(path: str, expose: list[str], data: str) -> None:
-    """Cover ``path`` with an empty tmpfs, then bind the ``expose`` paths inside it back, read-only."""
+    """Cover ``path`` with an empty read-only tmpfs (runs that share the zygote's uid own it), then bind the
+    ``expose`` paths inside it back, read-only."""
     keep = [(p, os.open(p, os.O_PATH)) for p in expose if _inside(p, path) and p != path]
     mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, data)  # a listing leaves no trace
     for target, fd in keep:
         os.makedirs(target, mode=0o755, exist_ok=True)
         _bind(fd, target, MS_REC, sealed=MS_NOSUID | MS_NODEV)
         os.close(fd)
+    mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, data)
 
 
 def python_paths() -> list[str]:
@@ -156,10 +168,8 @@ def setup_isolation(hidden: tuple[str, ...], user_namespace: bool = False) -> Is
     real = {path: os.path.realpath(path) for path in hidden}
     expose = python_paths()
     try:
-        iso.host_view = _enter_new_root(expose)
-        iso.proc_hidepid = True
+        _enter_new_root(expose, iso)
         _cover_hidden(real, expose, iso)
-        _read_only_host_mounts(iso)
     except OSError as err:  # a half-built root may show anything: no solution runs in it
         raise SandboxError(f"the sandbox's root is half-built ({err}): refusing to run solutions") from err
     iso.mount_namespace = True
@@ -175,13 +185,13 @@ def _run_uids_mapped() -> bool:
     return any(inside <= lo and hi <= inside + count for inside, _, count in extents)
 
 
-def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
+def _enter_new_root(expose: list[str], iso: Isolation, pivot: bool = True) -> None:
     """Make a fresh tmpfs this namespace's root and show in it only what a run needs of the host's: the
     ``SYSTEM_DIRS``, the Python installation (``expose``) and the libraries the interpreter has loaded
-    (bound from the host's), a minimal /dev and an empty /tmp. Nothing else of the host's, present or
-    made later, is in it. Returns the host paths shown. ``pivot=False`` takes the fallback path.
-    Its /proc is mounted before the host's leaves: in a user namespace the kernel mounts a proc only
-    where one is already in full view. In a PID namespace of ours it shows that namespace's processes."""
+    (bound from the host's, read-only), a minimal /dev and an empty /tmp. Nothing else of the host's,
+    present or made later, is in it. Records the host paths shown and whether /proc is there (without a
+    uid per run, a /proc the kernel refuses leaves it empty: ``_mount_proc``). ``pivot=False`` takes
+    the fallback path."""
     shown, links = _host_view(expose)
     # Every source is opened first: the new root is assembled on a tmpfs over /tmp, which may hold some
     # of them (a virtual environment in a temporary checkout).
@@ -192,18 +202,41 @@ def _enter_new_root(expose: list[str], pivot: bool = True) -> list[str]:
         for path in BUILT_DIRS:
             os.mkdir(STAGE + path, 0o755)
         _minimal_dev(STAGE + "/dev", devices)
-        mount("proc", STAGE + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=invisible")
+        _mount_proc(STAGE + "/proc", iso.uid_switch)
         mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
         for path, fd in sources:  # after /tmp: a Python path in the temporary directory goes into the new one
             os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
-            _bind(fd, STAGE + path, MS_REC)  # sealed read-only by _read_only_host_mounts, flags kept
+            _bind(fd, STAGE + path, MS_REC)
     finally:
         close_all([fd for _, fd in (*sources, *devices)])
     for path, target in links.items():
         os.symlink(target, STAGE + path)
+    _read_only_host_mounts(iso)  # while /proc/self/mountinfo is in view: the root's own may be empty
     _switch_root(STAGE, pivot)
     mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=1m")
-    return shown
+    iso.host_view = shown
+    iso.proc_hidepid = os.path.isdir("/proc/self")
+    if not iso.proc_hidepid:
+        iso.warnings.append(
+            "no /proc in the runs' root (this kernel mounts none in a user namespace where the host's is "
+            "partly covered, as in some containers): runs see no process at all, and /dev/stdin is missing"
+        )
+
+
+def _mount_proc(target: str, required: bool) -> None:
+    """The root's own /proc: this PID namespace's processes, each hidden from the runs that may not trace
+    it (``hidepid=invisible``). Mounted while the host's is still in view and with its per-mount flags:
+    in a user namespace the kernel mounts a proc only then (and not at all where the host's is partly
+    covered). A refusal is raised where ``required``, else leaves ``target`` an empty directory."""
+    host = next((options for point, options in _mount_points() if point == "/proc"), set())
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    for name, flag in MOUNT_FLAGS.items():
+        flags |= flag if name in host else 0
+    try:
+        mount("proc", target, "proc", flags, "hidepid=invisible")
+    except OSError:
+        if required:
+            raise
 
 
 def _host_view(expose: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -299,30 +332,25 @@ def _mount_points() -> list[tuple[str, set[str]]]:
 
 
 def _read_only_host_mounts(iso: Isolation) -> None:
-    """Remount every mount a run sees of the host's (the root filesystem above all) read-only, keeping its
-    other flags: no write of a run's reaches them anyway (its uid), but a read of a file or a directory
-    listing stamps its access time (relatime: once a day) on disk, where another run, of another grader
-    too, reads it with ``stat``: a store of a bit per file that outlives everything (it carried a bit
-    between two graders). A read-only mount writes no access times. /tmp and /dev/shm (fresh, root's
-    alone) and /proc and /sys stay as they are."""
-    flag_of = {  # kept as they were: in a user namespace the host's are locked, and changing one is EPERM
-        "nosuid": MS_NOSUID,
-        "nodev": MS_NODEV,
-        "noexec": MS_NOEXEC,
-        "noatime": MS_NOATIME,
-        "nodiratime": MS_NODIRATIME,
-        "relatime": MS_RELATIME,
-    }
+    """Remount every mount of the host's that the staged root shows read-only, keeping its other flags:
+    no write of a run's reaches them anyway (its uid), but a read of a file or a directory listing stamps
+    its access time (relatime: once a day) on disk, where another run, of another grader too, reads it
+    with ``stat``: a store of a bit per file that outlives everything (it carried a bit between two
+    graders). A read-only mount writes no access times. /tmp and /dev/shm (the root's own) and /proc and
+    /sys stay as they are."""
     for point, options in _mount_points():
-        if point in WRITABLE_TMP or any(_inside(point, tree) for tree in KERNEL_MOUNTS) or "ro" in options:
+        path = point.removeprefix(STAGE)
+        if not _inside(point, STAGE) or point == STAGE or "ro" in options:
+            continue
+        if path in WRITABLE_TMP or any(_inside(path, tree) for tree in KERNEL_MOUNTS):
             continue
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY
-        for name, flag in flag_of.items():
+        for name, flag in MOUNT_FLAGS.items():
             flags |= flag if name in options else 0
         try:
             mount(None, point, None, flags)
         except OSError as err:
-            iso.warnings.append(f"{point} not read-only ({err}): a run's reads stamp access times others see")
+            iso.warnings.append(f"{path} not read-only ({err}): a run's reads stamp access times others see")
 
 
 def mount_run_root(path: str, limits: Limits, mode: int = 0o711) -> None:
