@@ -136,7 +136,7 @@ class Evaluator:
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="mcsweep-eval")
         # What the sandbox could turn on here (namespaces, cgroup, seccomp...) and what fell back.
         self.isolation: Isolation = self._all[0].isolation
-        if not (self.isolation.uid_switch or self.isolation.pid_namespace):
+        if not (self.isolation.uid_switch or self.isolation.user_namespace):
             log.warning(
                 "evaluator sandbox without root or user namespaces (%s): rlimits only; solutions run as this "
                 "user and can read what it can (docs/gpu.md, 'The judge's sandbox on a cluster node')",

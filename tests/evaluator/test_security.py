@@ -74,7 +74,7 @@ def _project_env() -> dict[str, str]:
 def needs_isolation(ev: Evaluator) -> None:
     """Skip where the sandbox has no namespaces: neither root nor a user namespace of its own."""
     iso = ev.isolation
-    if not ((iso.uid_switch or iso.pid_namespace) and iso.mount_namespace and iso.net_namespace):
+    if not ((iso.uid_switch or iso.user_namespace) and iso.mount_namespace and iso.net_namespace):
         pytest.skip(f"containment needs root or user namespaces here: {ev.isolation.errors}")
 
 
@@ -857,7 +857,7 @@ def test_a_container_root_without_uids_for_the_runs_grades_in_namespaces_of_its_
         "with Evaluator(workers=1, timeout_s=10.0) as ev:\n"
         "    r = ev.grade(GradeRequest('t', code='print(int(input()) * 2)', input_output=io))\n"
         "    iso = ev.isolation\n"
-        "    print(r.verdict, iso.uid_switch, iso.pid_namespace, 'remapped root' in ' '.join(iso.warnings))\n"
+        "    print(r.verdict, iso.uid_switch, iso.user_namespace, 'remapped root' in ' '.join(iso.warnings))\n"
     )
     env = _project_env()
     cmd = ["unshare", "--user", "--map-root-user", sys.executable, "-c", grader]
@@ -1268,7 +1268,7 @@ def test_a_grader_without_root_whose_proc_is_partly_covered_grades_with_no_proc_
         "    code = 'import os\\nprint(4 + len(os.listdir(\\'/proc\\')))'\n"
         "    procs = ev.grade(GradeRequest('p', code=code, input_output=io))\n"
         "    iso, said = ev.isolation, 'no /proc' in ' '.join(ev.isolation.warnings)\n"
-        "    print(right.verdict, procs.verdict, iso.pid_namespace, iso.proc_hidepid, said)\n"
+        "    print(right.verdict, procs.verdict, iso.user_namespace, iso.proc_hidepid, said)\n"
     )
     project = str(Path(__file__).resolve().parents[2])
     prefix = _as_nobody([sys.executable, sys.base_prefix, project], first=(f"mount --bind /dev/null {masked}",))

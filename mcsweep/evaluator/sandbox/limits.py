@@ -44,7 +44,6 @@ class Isolation:
     user_namespace: bool = False
     """Without root: the zygote made a user namespace of its own (mapping its uid alone) and, in it, a PID
     namespace whose init it is, so the namespaces below need no root; runs share the zygote's uid."""
-    pid_namespace: bool = False
     net_namespace: bool = False
     mount_namespace: bool = False
     ipc_namespace: bool = False
@@ -68,5 +67,5 @@ class Isolation:
         """What a run card records of the judge: how runs are kept apart (``uid``: a uid each, as root;
         ``user_namespace``: namespaces of the zygote's own, without root; ``rlimits``: neither), the
         cgroup, and every fallback, so that a reader of a run knows what its rewards were graded under."""
-        apart = "uid" if self.uid_switch else "user_namespace" if self.pid_namespace else "rlimits"
+        apart = "uid" if self.uid_switch else "user_namespace" if self.user_namespace else "rlimits"
         return {"runs_apart_by": apart, "cgroup": self.cgroup or None, "warnings": self.warnings, "errors": self.errors}

@@ -148,7 +148,7 @@ def enter_user_namespace() -> None:
 def setup_isolation(hidden: tuple[str, ...], user_namespace: bool = False) -> Isolation:
     """Enter fresh network and mount namespaces where allowed (as root, or as the init of a user and PID
     namespace of our own: ``user_namespace``); record what worked and what hides what."""
-    iso = Isolation(uid_switch=can_switch_uid(), user_namespace=user_namespace, pid_namespace=user_namespace)
+    iso = Isolation(uid_switch=can_switch_uid(), user_namespace=user_namespace)
     if not (iso.uid_switch or iso.user_namespace):
         return iso
     try:

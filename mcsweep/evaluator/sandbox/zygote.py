@@ -180,7 +180,7 @@ class _Zygote:
     def sweep(self) -> None:
         """With a uid per run: kill everything running as the run's uid. As init of a PID namespace: kill
         everything in it but us. Otherwise: kill our direct children."""
-        if self.iso.pid_namespace:
+        if self.iso.user_namespace:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(-1, signal.SIGKILL)
             return
