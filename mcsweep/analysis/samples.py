@@ -28,10 +28,9 @@ COLUMNS = [
 ]
 
 
-def _diversity(s: pd.DataFrame, by: list[str]) -> np.ndarray:
-    """The trainer's D (``mcsweep.algo.diversity``) of each group of ``by`` (the first being ``run_id``),
-    in ``groupby``'s order; one run at a time, which bounds the memory its n-grams take."""
-    group = s.groupby(by).ngroup().to_numpy()
+def _diversity(s: pd.DataFrame, group: np.ndarray) -> np.ndarray:
+    """The trainer's D (``mcsweep.algo.diversity``) of each group (``ngroup`` numbers of a grouping whose
+    first key is ``run_id``); one run at a time, which bounds the memory its n-grams take."""
     out = np.zeros(group.max() + 1 if len(group) else 0)
     for rows in s.groupby("run_id").indices.values():  # a run's groups are a contiguous range
         lo, hi = group[rows].min(), group[rows].max() + 1
@@ -58,8 +57,9 @@ def temperature_table(samples: pd.DataFrame) -> pd.DataFrame:
     s = s.assign(samples_per_problem=per_eval)
     keys = ["run_id", "step", "max_length", "samples_per_problem", "eval_temperature"]
     has_ids = "ids" in s and s["ids"].notna().any()
-    per_problem = s.groupby([*keys, "problem_id"]).agg(passed=("passed", "mean")).reset_index()
-    per_problem["diversity"] = _diversity(s, [*keys, "problem_id"]) if has_ids else float("nan")
+    grouped = s.groupby([*keys, "problem_id"])
+    per_problem = grouped.agg(passed=("passed", "mean")).reset_index()
+    per_problem["diversity"] = _diversity(s, grouped.ngroup().to_numpy()) if has_ids else float("nan")
     out = per_problem.groupby(keys).agg(
         **{
             "pass@1": ("passed", "mean"),
