@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Regenerate reports/micro/ from scratch: every axis sweep in the micro world under one experiment
-# (the temperature sweeps evaluate their temperature robustness in the run), then the report.
+# Run a micro campaign and regenerate its report: every axis sweep in the micro world under one
+# experiment (the temperature sweeps evaluate their temperature robustness in the run), then the report.
 # The work is a queue of units (a sweep at one seed; the seeds sweep and the pipeline arm whole), the
 # longest first, pulled by two workers, one run per core: a worker takes the next unit as its last
 # one ends, so no core idles while work is left. Re-running skips finished runs (found by their run
 # id) and resumes interrupted ones, so a campaign can span several sessions.
-#   scripts/micro_report.sh     # experiment=micro_report: world 1, 40 steps, 1 seed (session 5's report)
-#   EXPERIMENT=micro_campaign SEEDS=0,1,2 scripts/micro_report.sh   # issue 19's campaign: world 2,
-#                               # 140 rollouts, 3 seeds per arm (conf/experiment/micro_campaign.yaml)
-#   EXPERIMENT=micro_campaign3 ...  # the same campaign in world 3 (conf/experiment/micro_campaign3.yaml)
-#   DRY_RUN=1 ... scripts/micro_report.sh   # list every run (arm, seed, run id, status), run nothing
+#   scripts/micro_report.sh     # the current campaign, experiment=micro_campaign3: world 3, 140 rollouts,
+#                               # 3 seeds per arm (conf/experiment/micro_campaign3.yaml), resumed
+#   EXPERIMENT=micro_campaign ...   # issue 19's first campaign, world 2 (conf/experiment/micro_campaign.yaml)
+#   EXPERIMENT=micro_report SEEDS=0 REPORT=reports/micro_report/ ...  # world 1, 40 steps, 1 seed (session 5)
+#   DRY_RUN=1 ... scripts/micro_report.sh   # restore the archive, then list every run (arm, seed, run id,
+#                                           # status); train nothing
 #   ORDER="context masking ..." ...         # the 9 sweeps after the seeds sweep in this order
 # Runs land in runs/micro/ (or $MCSWEEP_RUNS), the report in reports/micro/ (or $REPORT), headed by
 # campaigns/<experiment>/notes.md (or $NOTES): how the runs were made. Finished runs
@@ -19,8 +20,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MCSWEEP_RUNS="${MCSWEEP_RUNS:-runs/micro}"
-EXPERIMENT="${EXPERIMENT:-micro_report}"
-SEEDS="${SEEDS:-0}"
+EXPERIMENT="${EXPERIMENT:-micro_campaign3}"
+SEEDS="${SEEDS:-0,1,2}"
 REPORT="${REPORT:-reports/micro/}"
 ARCHIVE="${ARCHIVE:-campaigns/$EXPERIMENT}"
 NOTES="${NOTES:-campaigns/$EXPERIMENT/notes.md}"  # how the experiment's runs were made, put under the report's title

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv and install mcsweep (CPU) with its dev tools. Torch goes first, pinned, so that pip
-# never pulls a CUDA build for the CPU install. Idempotent: a second run only checks.
+# Create .venv and install mcsweep (CPU) with its dev tools. Torch goes first, pinned and alone (from
+# TORCH_INDEX where given), so that the rest resolves against it. Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}

@@ -404,10 +404,10 @@ class ContextConfig:
 
     name: str = field(default="mid", metadata={"help": "The option's name (the context axis' label in the run card)."})
     max_completion_length: int = field(
-        default=160, metadata={"help": "Longest response in training, in tokens (until `extend_to`)."}
+        default=240, metadata={"help": "Longest response in training, in tokens (until `extend_to`)."}
     )
     eval_lengths: list[int] = field(
-        default_factory=lambda: [160, 256],
+        default_factory=lambda: [240, 320],
         metadata={"help": "Response lengths every evaluation samples at (the training and common lengths are added)."},
     )
     extend_to: int | None = field(
@@ -919,13 +919,13 @@ class DataSizes:
 @dataclass
 class SizesConfig:
     """The numbers axis options read (`${sizes.x}`), set by the `scale` group, so that a sweep is the
-    same file at both scales. The defaults are an earlier micro scale's (lengths 112/160/224/256);
-    conf/scale/micro.yaml and paper.yaml set every key."""
+    same file at both scales. The defaults are the micro scale's (conf/scale/micro.yaml); it and
+    paper.yaml set every key."""
 
-    ctx_short: int = field(default=112, metadata={"help": "context=short's training length."})
-    ctx_mid: int = field(default=160, metadata={"help": "context=mid's training length."})
-    ctx_long: int = field(default=224, metadata={"help": "context=long's training length, and the extensions' target."})
-    ctx_eval: int = field(default=256, metadata={"help": "The longest evaluation length."})
+    ctx_short: int = field(default=160, metadata={"help": "context=short's training length."})
+    ctx_mid: int = field(default=240, metadata={"help": "context=mid's training length."})
+    ctx_long: int = field(default=320, metadata={"help": "context=long's training length, and the extensions' target."})
+    ctx_eval: int = field(default=320, metadata={"help": "The longest evaluation length."})
     repeat_window: int = field(default=8, metadata={"help": "context.repeat_window at this scale."})
     extend_early: int = field(default=20, metadata={"help": "Step of the early context extension."})
     extend_late: int = field(default=40, metadata={"help": "Step of the late context extension."})
