@@ -12,7 +12,6 @@ expected result's JSON, plus a little, and ``STRUCTURE_FACTOR`` times its contai
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 import select
@@ -27,7 +26,6 @@ from .problem import Problem
 from .sandbox import SETUP_FAILED, Limits, SandboxError, Slot
 from .sandbox.messages import Exited, MessageError, Payload, Report, encode
 
-log = logging.getLogger(__name__)
 _TIMEOUT, _EOF, _OVERFLOW = "timeout", "eof", "overflow"
 REPORT_CAP = 1 << 16  # a report without a result: status and an error text cut to 500 characters
 RESULT_FACTOR, RESULT_SLACK = 16, 4096  # tagging, float digits and \u escapes inflate a right answer <16x
@@ -155,8 +153,6 @@ def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) ->
         verdict = "time_limit" if sig == signal.SIGXCPU else "runtime_error"
         return TestResult(index, verdict, error=f"killed by {signal_name(sig)}")
     code = os.waitstatus_to_exitcode(status) if status is not None else -1
-    if code == SETUP_FAILED:
-        log.warning("sandbox child exited with status %d: its setup may have failed", code)
     if code == 0 and not job.problem.call_based:  # os._exit(0): judge what was flushed, as a judge does
         text = _stdout(out_fd, limits)
         if text is None:
@@ -222,6 +218,14 @@ def _verdict(
     return _death(job, index, exited, out_fd, limits)
 
 
+def _setup_failed(exited: Exited) -> bool:
+    """The child exited with SETUP_FAILED before its first line (written before any of the solution's code
+    runs): the sandbox failed, not the solution, and the slot gets a fresh zygote. A zygote left unable to
+    set up runs (by a run that reached it) would otherwise fail every later solution as its own error."""
+    status = exited.status
+    return status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == SETUP_FAILED
+
+
 def _send(fd: int, data: bytes) -> None:
     view = memoryview(data)
     with contextlib.suppress(BrokenPipeError):
@@ -246,6 +250,8 @@ def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) 
         exited = slot.exited(run, 0.0 if got[1] == _TIMEOUT else max(0.0, end - time.monotonic()))
         if exited.error:
             raise SandboxError(f"test {index}: {exited.error}")
+        if not got[0] and _setup_failed(exited):
+            raise SandboxError(f"test {index}: the run's setup failed before the solution ran")
         result = _verdict(job, index, got, exited, slot.killed, fds.out_fd, limits)
         if (got[1] == _TIMEOUT or slot.killed) and time.monotonic() >= deadline:
             result.error = "total time limit"

@@ -425,10 +425,8 @@ def test_memory_limit_covers_the_whole_tree_and_its_files(small_memory, code):
     assert run(small_memory, "print(sum(map(int, input().split())))").passed
 
 
-# Class 3: System V IPC shared between runs.
-SHM = (
-    "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nlibc.shmat.restype = ctypes.c_void_p\nKEY = 0x6d637377\n"
-)
+# Class 3: IPC objects shared between runs, and memory that no rlimit sees.
+IPC = "import ctypes, errno\nlibc = ctypes.CDLL(None, use_errno=True)\nKEY = 0x6d637377\n"
 
 
 def _host_ipc() -> dict[str, list[str]]:
@@ -436,21 +434,99 @@ def _host_ipc() -> dict[str, list[str]]:
 
 
 def test_ipc_objects_neither_cross_runs_nor_outlive_them(hostile):
+    """System V objects cannot be made at all; a POSIX message queue lives in the run's IPC namespace."""
     needs_isolation(hostile)
     before = _host_ipc()
-    plant = SHM + (
-        "sid = libc.shmget(KEY, 4096, 0o1666)\naddr = libc.shmat(sid, None, 0)\n"
-        "ctypes.memmove(addr, b'planted', 7)\n"
-        "libc.msgget(KEY, 0o1666)\nlibc.semget(KEY, 1, 0o1666)\nprint('contained')\n"
+    plant = IPC + (
+        "made = [libc.shmget(KEY, 4096, 0o1666), libc.msgget(KEY, 0o1666), libc.semget(KEY, 1, 0o1666)]\n"
+        "made = [m >= 0 for m in made]\n"
+        "queue = libc.mq_open(b'/mcsweep', 0o100 | 0o1, 0o666, None)\n"
+        "print('contained' if not any(made) and queue >= 0 else (made, queue, ctypes.get_errno()))\n"
     )
-    look = SHM + (
+    look = IPC + (
         "found = [libc.shmget(KEY, 0, 0) >= 0, libc.msgget(KEY, 0) >= 0, libc.semget(KEY, 0, 0) >= 0]\n"
+        "found.append(libc.mq_open(b'/mcsweep', 0o1, 0, None) >= 0)\n"
         "print('contained' if not any(found) else found)\n"
     )
     assert probe(hostile, plant).passed
     assert probe(hostile, look).passed
     assert _host_ipc() == before
     assert hostile.isolation.ipc_namespace
+
+
+def test_memory_that_no_rlimit_sees_cannot_be_made(hostile):
+    """memfds and System V segments, messages and semaphores hold memory no process maps, so RLIMIT_AS
+    misses it: without a memory cgroup (a grader without root) a run held 1 GB under a 128 MB limit, which
+    the host's OOM killer charges to no process of the run. Each is denied."""
+    needs_isolation(hostile)
+    if os.uname().machine != "x86_64":
+        pytest.skip("the probe calls memfd_secret by its x86_64 number")
+    code = IPC + (
+        "import os\ngot = []\n"
+        "for name, call in [\n"
+        "    ('memfd_create', lambda: libc.memfd_create(b'x', 0)),\n"
+        "    ('memfd_secret', lambda: libc.syscall(447, 0)),\n"
+        "    ('shmget', lambda: libc.shmget(0, 1 << 20, 0o1600)),\n"
+        "    ('msgget', lambda: libc.msgget(0, 0o1600)),\n"
+        "    ('semget', lambda: libc.semget(0, 1, 0o1600)),\n"
+        "]:\n"
+        "    ok = call() >= 0\n"
+        "    got.append(name + (' made' if ok else ' ' + errno.errorcode.get(ctypes.get_errno(), '?')))\n"
+        "print(', '.join(got))\n"
+    )
+    answer = "memfd_create EPERM, memfd_secret EPERM, shmget EPERM, msgget EPERM, semget EPERM"
+    assert probe(hostile, code, answer).passed, run(hostile, code).tests[0].error
+    assert {"memfd_create", "shmget", "msgget", "semget"} <= set(hostile.isolation.seccomp)
+
+
+def test_no_run_can_change_the_limits_of_another_process(hostile):
+    """prlimit on another process needs only its uid: without a uid per run, a run lowered the limits of its
+    zygote (pid 1 of its namespace, the run's uid), and every later run on the slot inherited them (a stack
+    too small for the next solution's recursion; too few descriptors for any run to start). Its own limits
+    a run may still set."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, os, resource\ngot = []\n"
+        "for pid in (1, os.getppid(), os.getpid()):\n"
+        "    try:\n        resource.prlimit(pid, resource.RLIMIT_STACK, (1 << 16, 1 << 16))\n"
+        "        got.append('changed')\n"
+        "    except OSError as err:\n        got.append(errno.errorcode[err.errno])\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (16, 16))\n"
+        "print(' '.join(got), resource.getrlimit(resource.RLIMIT_NOFILE)[0])\n"
+    )
+    assert probe(hostile, code, "EPERM EPERM EPERM 16").passed, run(hostile, code).tests[0].error
+    deep = "import sys\nsys.setrecursionlimit(10 ** 6)\ndef f(n):\n    return n and 1 + f(n - 1)\nprint(f(3000) - 2997)"
+    assert all(run(hostile, deep).passed for _ in hostile._all)
+
+
+def test_a_zygote_that_cannot_set_up_runs_is_replaced_and_its_solution_is_a_sandbox_error():
+    """A run's setup that fails before the solution runs is the sandbox's failure: that solution gets
+    ``sandbox_error`` and the slot a fresh zygote, so a zygote left unable to start runs (its descriptor
+    limit lowered below a run's) fails one solution, not every later one as its own runtime error."""
+    with Evaluator(workers=1, timeout_s=2.0) as ev:
+        slot = ev._all[0]
+        inner = Path(f"/proc/{slot.proc.pid}/task/{slot.proc.pid}/children").read_text().split()
+        zygote = int(inner[0]) if ev.isolation.user_namespace else slot.proc.pid  # init of its PID namespace
+        resource.prlimit(zygote, resource.RLIMIT_NOFILE, (32, 32))
+        results = ev.grade_many([GradeRequest(str(k), code="print(3)", input_output=ONE_IO) for k in range(3)])
+        verdicts = [r.verdict for r in results]
+        assert verdicts.count("sandbox_error") == 1 and verdicts[-1] == "accepted", verdicts
+        assert ev.sandbox_errors == 1 and ev._all[0] is not slot
+
+
+def test_sys_is_read_only_for_runs_that_share_the_graders_uid(hostile):
+    """Without a uid per run, a run has the grader's uid: in a cgroup delegated to that user (systemd's user
+    slices, a rootless container) it froze the grader and itself through /sys (cgroup.freeze, freezer.state)
+    and could kill the trainer (cgroup.kill). Every mount under the runs' /sys is read-only then."""
+    needs_isolation(hostile)
+    if hostile.isolation.uid_switch:
+        pytest.skip("runs have a uid of their own: nothing in /sys is theirs to write")
+    code = (
+        "rw = [f[4] for f in (line.split() for line in open('/proc/self/mountinfo'))\n"
+        "      if (f[4] == '/sys' or f[4].startswith('/sys/')) and 'ro' not in f[5].split(',')]\n"
+        "print('contained' if not rw else rw)\n"
+    )
+    assert probe(hostile, code).passed, run(hostile, code).tests[0].error
 
 
 # Class 4: a returned value forging the tag of another type.

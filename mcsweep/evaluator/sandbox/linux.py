@@ -336,13 +336,16 @@ def _read_only_host_mounts(iso: Isolation) -> None:
     no write of a run's reaches them anyway (its uid), but a read of a file or a directory listing stamps
     its access time (relatime: once a day) on disk, where another run, of another grader too, reads it
     with ``stat``: a store of a bit per file that outlives everything (it carried a bit between two
-    graders). A read-only mount writes no access times. /tmp and /dev/shm (the root's own) and /proc and
-    /sys stay as they are."""
+    graders). A read-only mount writes no access times. /tmp and /dev/shm (the root's own) and /proc stay
+    as they are, and /sys where the zygote has a cgroup to write there. Without a uid per run /sys is
+    read-only too: runs have the grader's uid, and a cgroup delegated to it (systemd's user slices, a
+    rootless container) let a run freeze or kill the grader and the trainer, or raise their limits."""
+    kept = KERNEL_MOUNTS if iso.uid_switch else ("/proc",)
     for point, options in _mount_points():
         path = point.removeprefix(STAGE)
         if not _inside(point, STAGE) or point == STAGE or "ro" in options:
             continue
-        if path in WRITABLE_TMP or any(_inside(path, tree) for tree in KERNEL_MOUNTS):
+        if path in WRITABLE_TMP or any(_inside(path, tree) for tree in kept):
             continue
         flags = MS_REMOUNT | MS_BIND | MS_RDONLY
         for name, flag in MOUNT_FLAGS.items():
@@ -350,7 +353,8 @@ def _read_only_host_mounts(iso: Isolation) -> None:
         try:
             mount(None, point, None, flags)
         except OSError as err:
-            iso.warnings.append(f"{path} not read-only ({err}): a run's reads stamp access times others see")
+            harm = "runs may write the grader's cgroup" if _inside(path, "/sys") else "reads stamp access times"
+            iso.warnings.append(f"{path} not read-only ({err}): {harm}")
 
 
 def mount_run_root(path: str, limits: Limits, mode: int = 0o711) -> None:

@@ -1,7 +1,8 @@
 """A seccomp filter (built with pyseccomp, the ctypes bindings of libseccomp) that denies a solution the
 system calls no contest solution needs: new namespaces, mounts, tracing other processes, kernel keyrings,
 BPF, io_uring (which would bypass the filter), module loading, clocks, reboot, terminal injection, socket
-families other than unix and IP, passing descriptors, file locks and watches... Denied calls fail with
+families other than unix and IP, passing descriptors, file locks and watches, memory no rlimit sees, another
+process's limits... Denied calls fail with
 EPERM (a socket family with EAFNOSUPPORT), so the solution sees an ordinary OSError; everything else is
 allowed."""
 
@@ -83,6 +84,15 @@ DENIED = (
     # process of the host (the trainer's checkpoints, other graders) wait on the disk.
     "sync",
     "syncfs",
+    # Memory that no process maps, so that RLIMIT_AS never sees it: memfds (each up to RLIMIT_FSIZE, as
+    # many as descriptors allow) and System V segments, messages and semaphores. Without a memory cgroup
+    # (a grader without root) a run held 1 GB this way under a 128 MB limit, and the host's OOM killer
+    # picks by what processes map: the trainer, not the run.
+    "memfd_create",
+    "memfd_secret",
+    "shmget",
+    "msgget",
+    "semget",
 )
 # ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
 # for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote
@@ -147,6 +157,9 @@ def build_filter() -> tuple[bytes, list[str], str]:
             )
         for advice in (MADV_COLD, MADV_PAGEOUT):
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "madvise", pyseccomp.Arg(2, pyseccomp.EQ, advice))
+        # prlimit on another process needs only the same uid: without a uid per run, a run lowered its
+        # zygote's limits (pid 1 of its PID namespace), and every later run on the slot inherited them.
+        flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", pyseccomp.Arg(0, pyseccomp.NE, 0))
         for flag in CLONE_NAMESPACE_FLAGS:
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
         flt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
@@ -160,6 +173,7 @@ def build_filter() -> tuple[bytes, list[str], str]:
             "socket families but AF_UNIX/AF_INET/AF_INET6",
             "preadv2/pwritev2(RWF_NOWAIT)",
             "madvise(MADV_COLD/MADV_PAGEOUT)",
+            "prlimit64(another process)",
         ]
     )
     return program, [*denied, *extra, "clone(namespace flags)", "clone3"], ""
