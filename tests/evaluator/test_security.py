@@ -986,14 +986,14 @@ FIND_HARNESS = (
     "            return s\n        f = f.f_back\nchild = harness()\n"
 )
 FORGE_LINE = (
-    "import os, fcntl, stat\nfor fd in range(3, 64):\n    try:\n"
-    "        if stat.S_ISFIFO(os.fstat(fd).st_mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_WRONLY:\n"
+    "import os, fcntl, stat\nfor fd in range(3, 64):\n    try:\n        mode = os.fstat(fd).st_mode\n"
+    "        if stat.S_ISSOCK(mode) or stat.S_ISFIFO(mode) and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_WRONLY:\n"
     "            os.write(fd, (LINE + '\\n').encode())\n    except OSError:\n        pass\n"
 )
 
 
 def forge_line(status: str) -> str:
-    """Code that writes a report line of ``status`` for test 0 to every pipe it can write to."""
+    """Code that writes a report line of ``status`` for test 0 to every pipe or socket it can write to."""
     return f"LINE = {json.dumps({'i': 0, 'status': status, 'err': 'forged', 'result': ''})!r}\n" + FORGE_LINE
 
 
@@ -1014,6 +1014,57 @@ def test_a_report_the_solution_writes_itself_is_held_to_its_exit(hostile, code, 
     and 'compiled' / 'compile_error' only as the line written before any of the solution's code ran."""
     result = run(hostile, code)
     assert result.verdict == verdict, result
+
+
+def test_no_descriptor_of_a_run_opens_again_as_a_way_into_the_report_channel(hostile):
+    """A pipe's end opens again through /proc/self/fd, in either direction, for its owner: a run sharing
+    the grader's uid (no root) opened a read end of the report pipe, took the child's first line (written
+    before any of the solution's code ran) and wrote a 'compile_error' of its own for a wrong answer (17
+    of 40 tries won the race). The report channel is a socket, which cannot be opened that way."""
+    needs_isolation(hostile)
+    code = (
+        "import os\nopened = []\nfor name in os.listdir('/proc/self/fd'):\n    try:\n"
+        "        link = os.readlink('/proc/self/fd/' + name)\n"
+        "        if link.startswith(('pipe:', 'socket:')):\n"
+        "            os.close(os.open('/proc/self/fd/' + name, os.O_RDONLY | os.O_NONBLOCK))\n"
+        "            opened.append(link)\n    except OSError:\n        pass\n"
+        "print('contained' if not opened else opened)\n"
+    )
+    assert probe(hostile, code).passed, run(hostile, code).tests[0].error
+
+
+def _seen(ev: Evaluator, body: str) -> str:
+    """What a probe saw (``seen``), read back through its error text."""
+    return run(ev, body + "raise RuntimeError(repr(seen))\n").tests[0].error
+
+
+COUNTERS = (
+    "import os\nopen('probe', 'w').close()\n"
+    "cg = os.listdir('/sys/fs/cgroup') if os.path.isdir('/sys/fs/cgroup') else []\n"
+    "seen = (os.stat('.').st_ino, os.stat('probe').st_ino, os.path.basename(os.getcwd()).startswith('run-'), cg)\n"
+)
+
+
+def test_a_run_leaves_no_counter_for_a_later_one_to_read(hostile):
+    """Exact counters that outlive a run are a store: the next solution on the slot read how many tests
+    the one before passed (grading stops at the first failure) from the inode numbers of the shared run
+    tmpfs, the run directory's name (run-N), the memory cgroup's peak or its CPU total (another grader's
+    too). Each run's directory is a fresh tmpfs, named alike every time, and runs see no cgroup tree."""
+    needs_isolation(hostile)
+    before = [_seen(hostile, COUNTERS) for _ in hostile._all]
+    plant = "for k in range(300):\n    open(f'f{k}', 'w').close()\n"
+    plant += "buf = bytearray(200 << 20)\nbuf[::4096] = b'x' * len(buf[::4096])\n"
+    run(hostile, plant + "print(3)")
+    after = [_seen(hostile, COUNTERS) for _ in hostile._all]
+    assert before == after and all(seen.endswith(", False, [])") for seen in after), (before, after)
+    small = [int(n) for n in re.findall(r"\((\d+), (\d+),", after[0])[0]]
+    assert max(small) < 16, after  # a fresh tmpfs: its root and the run's first file
+
+
+def test_a_runs_uid_is_no_count_of_the_runs_before_it():
+    with Evaluator(workers=1, timeout_s=2.0) as ev:
+        uids = [int(re.findall(r"\d+", _seen(ev, "import os\nseen = os.getuid()\n"))[0]) for _ in range(12)]
+    assert len(set(uids)) == 1 or (len(set(uids)) == 12 and uids != sorted(uids)), uids
 
 
 def test_each_workers_runs_are_held_to_a_cpu_of_their_own(hostile):

@@ -21,9 +21,8 @@ their files), with no_new_privs (setuid programs stay unprivileged), in its own 
 rlimits (CPU, address space, file size, processes, open files). After each run the process group is
 killed; if any descendant escaped it, everything running as the run's uid is killed; the working
 directory is removed. Without root, the zygote makes a user namespace of its own and, as init of a PID
-namespace in it, the same namespaces and root; runs then share its uid (a fresh tmpfs per run directory,
-no cgroup). Without user namespaces either, only rlimits, the process group and the temporary directory
-apply.
+namespace in it, the same namespaces and root; runs then share its uid (no cgroup, /sys read-only).
+Without user namespaces either, only rlimits, the process group and the temporary directory apply.
 """
 
 from __future__ import annotations

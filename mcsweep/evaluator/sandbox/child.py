@@ -54,6 +54,7 @@ class ChildSetup:
     in_cgroup: bool
     seccomp: seccomp.Program | None
     ipc_namespace: bool
+    hide_cgroups: bool
 
 
 def exit_status(code: object) -> int:
@@ -230,12 +231,14 @@ def child_main(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> None
 
 
 def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payload:
-    """Read the payload, then confine this process: cgroup, IPC namespace, descriptors, directory,
-    environment, rlimits, uid, syscall filter."""
+    """Read the payload, then confine this process: cgroup, IPC and mount namespaces, descriptors,
+    directory, environment, rlimits, uid, syscall filter."""
     os.setpgid(0, 0)
     _oom_first(required=setup.in_cgroup)
     if setup.ipc_namespace:  # System V objects and POSIX message queues of this run only
         linux.unshare(linux.CLONE_NEWIPC, "unshare(CLONE_NEWIPC)")
+    if setup.hide_cgroups:
+        linux.hide_cgroups()
     atexit._clear()  # exit handlers the zygote's modules registered are not the solution's
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the zygote
     linux.check(linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1), "prctl(PR_SET_NO_NEW_PRIVS)")  # setuid bits inert

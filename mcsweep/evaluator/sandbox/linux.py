@@ -11,9 +11,11 @@ import os
 import re
 import resource
 import site
+import socket
 import sys
 import sysconfig
 
+from . import cgroups
 from .limits import PID_LIMIT, UID_BASE, Isolation, Limits, SandboxError
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
@@ -357,6 +359,15 @@ def _read_only_host_mounts(iso: Isolation) -> None:
             iso.warnings.append(f"{path} not read-only ({err}): {harm}")
 
 
+def hide_cgroups() -> None:
+    """In a mount namespace of this run's own, cover the cgroup tree with an empty read-only tmpfs. Its
+    counters outlive a run and are exact (a memory cgroup's peak, cumulative CPU, page-fault totals): a
+    run set the peak of its slot's cgroup, and a later solution read there how many tests the earlier one
+    passed (another grader's too, through the parent's directory). The zygote keeps the tree."""
+    unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
+    mount("tmpfs", cgroups.ROOT, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k,nr_inodes=1")
+
+
 def mount_run_root(path: str, limits: Limits, mode: int = 0o711) -> None:
     """The tmpfs that holds a zygote's run directories (one run at a time), or one run's directory: as
     large as the memory limit and with at most ``max_files`` inodes; its pages are charged to the writing
@@ -369,11 +380,6 @@ def seal_tmp() -> None:
     """Make the root's /tmp read-only once the runs' tmpfs is mounted in it. Without a uid per run the runs
     share the zygote's uid, which owns /tmp: a file one left there would be read by the next."""
     mount(None, "/tmp", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755")
-
-
-def resize_run_root(path: str, limits: Limits) -> None:
-    data = f"mode=0711,size={limits.memory_mb}m,nr_inodes={limits.max_files}"
-    mount(None, path, None, MS_REMOUNT | MS_NOSUID | MS_NODEV, data)
 
 
 def remove_workdir(path: str) -> None:
@@ -392,10 +398,17 @@ def remove_workdir(path: str) -> None:
 
 
 def run_fds() -> tuple[list[int], list[int]]:
-    """A run's descriptors: the child's three (payload pipe, read end; report pipe, write end; the
-    stdout memfd) and the grader's three (payload, write end; report, read end; the same memfd)."""
+    """A run's descriptors: the child's three (payload pipe, read end; report socket, its end; the stdout
+    memfd) and the grader's three (payload, write end; report, the other end; the same memfd).
+
+    The report channel is a socket pair, not a pipe: a pipe's end can be opened again through
+    /proc/self/fd in the other direction by its owner, so a run sharing the grader's uid read the child's
+    first line (written before the solution runs) and wrote its own; a socket cannot be opened that way,
+    and what the child sends reaches only the grader's end."""
     job_r, job_w = os.pipe()
-    res_r, res_w = os.pipe()
+    grader_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    grader_end.shutdown(socket.SHUT_WR)  # the child reads nothing from its end
+    res_r, res_w = grader_end.detach(), child_end.detach()
     out = os.memfd_create("stdout")
     return [job_r, res_w, out], [job_w, res_r, os.dup(out)]
 

@@ -28,7 +28,7 @@ _BOOT = (
 
 @dataclass(frozen=True)
 class RunFds:
-    """The grader's ends of one run: the payload pipe (write), the report pipe (read), the stdout memfd."""
+    """The grader's ends of one run: the payload pipe (write), the report socket (read), the stdout memfd."""
 
     job_w: int
     res_r: int

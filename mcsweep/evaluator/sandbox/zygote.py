@@ -16,6 +16,7 @@ import dataclasses
 import gc
 import importlib
 import os
+import random
 import select
 import signal
 import socket
@@ -23,7 +24,7 @@ import sys
 import time
 import traceback
 
-from . import linux, seccomp
+from . import cgroups, linux, seccomp
 from .cgroups import PREFIX, Cgroup, open_cgroup
 from .child import ChildSetup, child_main, load_prelude
 from .limits import PID_LIMIT, UID_BASE, Isolation, Limits
@@ -61,35 +62,31 @@ class _Zygote:
     ):
         self.sock, self.tmp_root, self.iso, self.cgroup, self.bpf = sock, tmp_root, iso, cgroup, bpf
         self.counter = 0
+        # A run's uid is no count of the runs before it: a later solution read "how many tests ran" from it.
+        self.uid_order = random.SystemRandom().sample(range(1000), 1000)
+        self.hide_cgroups = iso.mount_namespace and os.path.isdir(cgroups.ROOT)
         self.pid: int | None = None
         self.pidfd = -1
         self.run = 0
         self.uid = 0
         self.workdir = ""
-        self.limits: Limits | None = None  # those the run directory's tmpfs is sized for
         self.run_limits = Limits()
-
-    @property
-    def tmpfs_per_run(self) -> bool:
-        """Whether each run's directory is a fresh tmpfs of its own: runs that share our uid own the
-        directory above theirs, and could leave files (in any mode) that only the tmpfs's end removes."""
-        return self.iso.workdir_tmpfs and not self.iso.uid_switch
 
     def next_uid(self) -> int:
         self.counter += 1
-        return UID_BASE + (os.getpid() % PID_LIMIT) * 1000 + self.counter % 1000
+        return UID_BASE + (os.getpid() % PID_LIMIT) * 1000 + self.uid_order[self.counter % 1000]
 
     def _make_workdir(self, limits: Limits) -> None:
-        if self.tmpfs_per_run:  # the run's directory is a fresh tmpfs's root, its parent read-only
+        """Each run's directory is a fresh tmpfs's root, its parent read-only: nothing a run leaves there,
+        not even the tmpfs's inode counter (a run set it, a later one read it), reaches the next. Without
+        a tmpfs, a directory of the same name each time."""
+        if self.iso.workdir_tmpfs:
             linux.umount(self.tmp_root)
             linux.mount_run_root(self.tmp_root, limits, mode=0o700)
-            self.limits, self.workdir = limits, self.tmp_root
-            return
-        if self.iso.workdir_tmpfs and limits != self.limits:
-            linux.resize_run_root(self.tmp_root, limits)
-        self.limits = limits
-        self.workdir = os.path.join(self.tmp_root, f"run-{self.counter}")
-        os.mkdir(self.workdir, 0o700)
+            self.workdir = self.tmp_root
+        else:
+            self.workdir = os.path.join(self.tmp_root, "run")
+            os.mkdir(self.workdir, 0o700)
         if self.iso.uid_switch:
             os.chown(self.workdir, self.uid, self.uid)
 
@@ -102,7 +99,8 @@ class _Zygote:
                 self.cgroup.configure(limits)
                 self.cgroup.start()
             in_cgroup = self.cgroup is not None
-            setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, self.iso.ipc_namespace)
+            ipc = self.iso.ipc_namespace
+            setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, ipc, self.hide_cgroups)
             pid = os.fork()
             if pid == 0:
                 self.sock.close()
@@ -169,7 +167,7 @@ class _Zygote:
                 _reap_orphans()
         except Exception as err:
             errors.append(f"killing the run: {err!r}")
-        if self.workdir and not self.tmpfs_per_run:  # else its tmpfs is replaced before the next run
+        if self.workdir and not self.iso.workdir_tmpfs:  # else its tmpfs is replaced before the next run
             try:
                 linux.remove_workdir(self.workdir)
             except Exception as err:
