@@ -1,7 +1,7 @@
 """A seccomp filter (built with pyseccomp, the ctypes bindings of libseccomp) that denies a solution the
 system calls no contest solution needs: new namespaces, mounts, tracing other processes, kernel keyrings,
 BPF, io_uring (which would bypass the filter), module loading, clocks, reboot, terminal injection, socket
-families other than unix and IP, passing descriptors, file locks and watches, memory no rlimit sees, another
+families other than unix, passing descriptors, file locks and watches, memory no rlimit sees, another
 process's limits... Denied calls fail with
 EPERM (a socket family with EAFNOSUPPORT), so the solution sees an ordinary OSError; everything else is
 allowed."""
@@ -110,7 +110,10 @@ DENIED_FCNTLS = {
     "F_OFD_SETLKW": 38,
     "F_NOTIFY": 1026,
 }
-ALLOWED_SOCKET_FAMILIES = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
+# AF_UNIX only. IP sockets reach nothing (the zygote's network namespace has no interface up), but a
+# failed send still counts in that namespace's /proc/net/snmp, which every later run of the zygote reads:
+# an exact store a run set (777 sends) and the next one read.
+ALLOWED_SOCKET_FAMILIES = (1,)
 RWF_NOWAIT = 0x8  # preadv2/pwritev2: fail rather than wait for the disk, so it tells a cached page apart
 MADV_COLD, MADV_PAGEOUT = 20, 21  # drop a file's pages from the cache (the writer's side of the store)
 # clone() with any of these flags makes a new namespace; clone3 hides its flags in memory the filter
@@ -170,7 +173,7 @@ def build_filter() -> tuple[bytes, list[str], str]:
         [f"ioctl({name})" for name in DENIED_IOCTLS]
         + [f"fcntl({name})" for name in DENIED_FCNTLS]
         + [
-            "socket families but AF_UNIX/AF_INET/AF_INET6",
+            "socket families but AF_UNIX",
             "preadv2/pwritev2(RWF_NOWAIT)",
             "madvise(MADV_COLD/MADV_PAGEOUT)",
             "prlimit64(another process)",
@@ -180,10 +183,10 @@ def build_filter() -> tuple[bytes, list[str], str]:
 
 
 def _allow_socket_families(pyseccomp, flt) -> None:
-    """socket() and socketpair() only for AF_UNIX, AF_INET and AF_INET6 (the last two inside an empty
-    network namespace): a family the namespace does not isolate (AF_VSOCK, the hypervisor's channel)
-    or that talks to the kernel (netlink, packet, bluetooth...) fails with EAFNOSUPPORT. A
-    family with any upper bit set is above AF_INET6 too, so the kernel's 32-bit reading cannot slip by."""
+    """socket() and socketpair() only for AF_UNIX: IP (whose counters outlive a run in the zygote's network
+    namespace), a family the namespace does not isolate (AF_VSOCK, the hypervisor's channel) or one that
+    talks to the kernel (netlink, packet, bluetooth...) fails with EAFNOSUPPORT. A family with any upper
+    bit set is above AF_UNIX too, so the kernel's 32-bit reading cannot slip by."""
     deny = pyseccomp.ERRNO(errno.EAFNOSUPPORT)
     for call in ("socket", "socketpair"):
         flt.add_rule(deny, call, pyseccomp.Arg(0, pyseccomp.GT, max(ALLOWED_SOCKET_FAMILIES)))
