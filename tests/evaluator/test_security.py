@@ -455,9 +455,11 @@ def test_ipc_objects_neither_cross_runs_nor_outlive_them(hostile):
 
 
 def test_memory_that_no_rlimit_sees_cannot_be_made(hostile):
-    """memfds and System V segments, messages and semaphores hold memory no process maps, so RLIMIT_AS
-    misses it: without a memory cgroup (a grader without root) a run held 1 GB under a 128 MB limit, which
-    the host's OOM killer charges to no process of the run. Each is denied."""
+    """memfds, System V segments, messages and semaphores, and pages given to a pipe (vmsplice: a huge page
+    held whole per slot of a pipe grown to 1 MiB) hold memory no process maps, so RLIMIT_AS misses it:
+    without a memory cgroup (a grader without root) a run held about 1 GB under a 128 MB limit each way,
+    which the host's OOM killer charges to no process of the run. Each is denied, and so is growing a
+    pipe (its pages count per uid: without root, one run's full quota stopped the grader's pipes growing)."""
     needs_isolation(hostile)
     if os.uname().machine != "x86_64":
         pytest.skip("the probe calls memfd_secret by its x86_64 number")
@@ -469,14 +471,19 @@ def test_memory_that_no_rlimit_sees_cannot_be_made(hostile):
         "    ('shmget', lambda: libc.shmget(0, 1 << 20, 0o1600)),\n"
         "    ('msgget', lambda: libc.msgget(0, 0o1600)),\n"
         "    ('semget', lambda: libc.semget(0, 1, 0o1600)),\n"
+        "    ('vmsplice', lambda: libc.syscall(278, -1, None, 0, 0)),\n"  # EBADF where it is allowed
+        "    ('pipe_size', lambda: libc.fcntl(os.pipe()[1], 1031, 1 << 20)),\n"
         "]:\n"
         "    ok = call() >= 0\n"
         "    got.append(name + (' made' if ok else ' ' + errno.errorcode.get(ctypes.get_errno(), '?')))\n"
         "print(', '.join(got))\n"
     )
-    answer = "memfd_create EPERM, memfd_secret EPERM, shmget EPERM, msgget EPERM, semget EPERM"
+    answer = (
+        "memfd_create EPERM, memfd_secret EPERM, shmget EPERM, msgget EPERM, semget EPERM, vmsplice EPERM, "
+        "pipe_size EPERM"
+    )
     assert probe(hostile, code, answer).passed, run(hostile, code).tests[0].error
-    assert {"memfd_create", "shmget", "msgget", "semget"} <= set(hostile.isolation.seccomp)
+    assert {"memfd_create", "shmget", "msgget", "semget", "vmsplice"} <= set(hostile.isolation.seccomp)
 
 
 def test_no_run_can_change_the_limits_of_another_process(hostile):
@@ -692,12 +699,14 @@ def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hos
     code = (
         "import ctypes, errno, fcntl, mmap, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
         "fd = os.open(os.__file__, os.O_RDONLY)\nm = mmap.mmap(fd, 4096, prot=mmap.PROT_READ)\n"
+        "libc.mmap.restype = ctypes.c_void_p\nm_addr = libc.mmap(None, 4096, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)\n"
         "def raw(*args):\n    if libc.syscall(*args) < 0:\n        raise OSError(ctypes.get_errno(), '')\n"
         "got = []\nfor name, call in [\n"
         "    ('evict', lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)),\n"
         "    ('readahead', lambda: raw(187, fd, 0, 4096)),\n"
         "    ('probe', lambda: os.preadv(fd, [bytearray(1)], 0, os.RWF_NOWAIT)),\n"
         "    ('pageout', lambda: m.madvise(21)),\n"
+        "    ('pageout_upper_bits', lambda: raw(28, ctypes.c_void_p(m_addr), 4096, ctypes.c_long(21 | 1 << 32))),\n"
         "    ('aio', lambda: raw(206, 8, ctypes.byref(ctypes.c_ulong(0)))),\n"
         "    ('flock', lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)),\n"
         "    ('inotify', lambda: raw(294, 0)),\n"
@@ -707,7 +716,10 @@ def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hos
         "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
         "print(', '.join(got))\n"
     )
-    answer = "evict EPERM, readahead EPERM, probe EPERM, pageout EPERM, aio EPERM, flock EPERM, inotify EPERM, read ok"
+    answer = (
+        "evict EPERM, readahead EPERM, probe EPERM, pageout EPERM, pageout_upper_bits EPERM, aio EPERM, "
+        "flock EPERM, inotify EPERM, read ok"
+    )
     assert probe(hostile, code, answer).passed
 
 

@@ -90,6 +90,9 @@ DENIED = (
     # picks by what processes map: the trainer, not the run.
     "memfd_create",
     "memfd_secret",
+    # vmsplice puts a run's own pages into a pipe by reference: unmapped, a huge page held whole per slot,
+    # they left RLIMIT_AS and stayed (0.9 GB under a 128 MB limit, without a cgroup).
+    "vmsplice",
     "shmget",
     "msgget",
     "semget",
@@ -109,6 +112,10 @@ DENIED_FCNTLS = {
     "F_OFD_SETLK": 37,
     "F_OFD_SETLKW": 38,
     "F_NOTIFY": 1026,
+    # Pipe capacity is counted per uid: without root, runs share the grader's, and one that grew its pipes
+    # to the cap left every other process of the uid (a run beside it, the grader) unable to grow theirs,
+    # a signal between runs; and each grown pipe holds more pages outside RLIMIT_AS.
+    "F_SETPIPE_SZ": 1031,
 }
 # AF_UNIX only. IP sockets reach nothing (the zygote's network namespace has no interface up), but a
 # failed send still counts in that namespace's /proc/net/snmp, which every later run of the zygote reads:
@@ -158,8 +165,10 @@ def build_filter() -> tuple[bytes, list[str], str]:
             flt.add_rule(
                 pyseccomp.ERRNO(errno.EPERM), call, pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)
             )
-        for advice in (MADV_COLD, MADV_PAGEOUT):
-            flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "madvise", pyseccomp.Arg(2, pyseccomp.EQ, advice))
+        for advice in (MADV_COLD, MADV_PAGEOUT):  # an int to the kernel: compare its 32 bits
+            flt.add_rule(
+                pyseccomp.ERRNO(errno.EPERM), "madvise", pyseccomp.Arg(2, pyseccomp.MASKED_EQ, 0xFFFFFFFF, advice)
+            )
         # prlimit on another process needs only the same uid: without a uid per run, a run lowered its
         # zygote's limits (pid 1 of its PID namespace), and every later run on the slot inherited them.
         flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", pyseccomp.Arg(0, pyseccomp.NE, 0))
