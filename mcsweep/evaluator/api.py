@@ -126,7 +126,8 @@ class Evaluator:
         self.limits = Limits(timeout_s=timeout_s, total_timeout_s=total, memory_mb=memory_mb)
         self.workers = workers or os.cpu_count() or 1
         self._hidden = tuple(hidden_paths)
-        self._slots: queue.SimpleQueue[Slot] = queue.SimpleQueue()
+        # A worker's slot, or its CPU where the slot is to be started afresh (after a sandbox error).
+        self._slots: queue.SimpleQueue[Slot | int] = queue.SimpleQueue()
         self._all: list[Slot] = []
         self._lock = threading.Lock()
         self.sandbox_errors = 0  # solutions failed by the sandbox itself, not by their code
@@ -167,27 +168,39 @@ class Evaluator:
             self._all.append(slot)
         return slot
 
-    def _replace(self, slot: Slot) -> Slot:
+    def _retire(self, slot: Slot) -> None:
         with self._lock:
             self._all.remove(slot)
-        slot.close()
-        return self._new_slot(slot.cpu)
+        try:
+            slot.close()
+        except Exception:
+            log.exception("closing a failed zygote")
 
     def _run(self, job: Job) -> list[TestResult]:
         """Grade one job; whatever goes wrong in the grader or sandbox while doing so becomes this
-        solution's ``sandbox_error`` (logged and counted in ``sandbox_errors``), on a fresh zygote, and the
-        rest of the batch goes on."""
-        slot = self._slots.get()
+        solution's ``sandbox_error`` (logged and counted in ``sandbox_errors``) and the rest of the batch
+        goes on. The worker's zygote is then started afresh for its next job; one that will not start
+        fails that job alone, and the next one tries again, so no failure leaves the evaluator broken."""
+        held = self._slots.get()
         try:
-            return grade_job(slot, job, self.limits)
+            slot = self._new_slot(held) if isinstance(held, int) else held
         except Exception as exc:
-            log.exception("sandbox error while grading a solution; it is failed and the batch goes on")
-            with self._lock:
-                self.sandbox_errors += 1
-            slot = self._replace(slot)
-            return [TestResult(0, "sandbox_error", error=f"{type(exc).__name__}: {exc}"[:500])]
-        finally:
-            self._slots.put(slot)
+            self._slots.put(held)
+            return self._sandbox_error(exc)
+        try:
+            results = grade_job(slot, job, self.limits)
+        except Exception as exc:
+            self._retire(slot)
+            self._slots.put(slot.cpu)
+            return self._sandbox_error(exc)
+        self._slots.put(slot)
+        return results
+
+    def _sandbox_error(self, exc: Exception) -> list[TestResult]:
+        log.error("sandbox error while grading a solution; it is failed and the batch goes on", exc_info=exc)
+        with self._lock:
+            self.sandbox_errors += 1
+        return [TestResult(0, "sandbox_error", error=f"{type(exc).__name__}: {exc}"[:500])]
 
     def _job(self, request: GradeRequest, cache: dict[Any, tuple[Problem, tuple[Any, ...]]]) -> Job | None:
         key = request.problem if request.problem is not None else request.input_output

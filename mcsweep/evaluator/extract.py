@@ -1,8 +1,8 @@
 """Code extraction from a model completion: the last fenced Python block, as DeepCoder does.
 
-Fences are parsed line by line, so a closing fence is never mistaken for an opening one. A block
-labelled ``python``/``py``/``python3`` wins; an unlabelled block is used only when no labelled one
-exists; blocks in other languages are ignored.
+Fences are parsed line by line (lines as Python reads them), so a closing fence is never mistaken for
+an opening one. A block labelled ``python``/``py``/``python3`` wins; an unlabelled block is used only
+when no labelled one exists; blocks in other languages are ignored.
 """
 
 from __future__ import annotations
@@ -13,7 +13,10 @@ _PYTHON_TAGS = {"python", "python3", "py"}
 def _blocks(completion: str) -> list[tuple[str, str]]:
     """(language tag, body) of every closed fenced block, in order."""
     blocks, tag, body = [], None, []
-    for line in completion.splitlines():
+    # Lines end at "\n" (and "\r\n") only, as Python's tokenizer reads them: splitlines() also breaks at
+    # \x0b, \x0c, \x1c-\x1e, \x85, \u2028 and \u2029, which turned a valid string literal holding one
+    # into a syntax error, and let "x\x0c```" close a block.
+    for line in (part.removesuffix("\r") for part in completion.split("\n")):
         stripped = line.strip()
         if tag is None and stripped.startswith("```"):
             tag, body = stripped[3:].strip().lower(), []

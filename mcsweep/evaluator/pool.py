@@ -24,7 +24,7 @@ from typing import Any
 from .comparators import Comparator, decode_tagged
 from .problem import Problem
 from .sandbox import SETUP_FAILED, Limits, SandboxError, Slot
-from .sandbox.messages import Exited, MessageError, Payload, Report, encode
+from .sandbox.messages import Exited, Payload, Report, encode
 
 _TIMEOUT, _EOF, _OVERFLOW = "timeout", "eof", "overflow"
 REPORT_CAP = 1 << 16  # a report without a result: status and an error text cut to 500 characters
@@ -166,7 +166,7 @@ def _decoded(index: int, line: bytes) -> Report | TestResult:
     not only in the child: the solution can write a line of its own (terminal escapes, 64 KiB)."""
     try:
         report = Report.decode(line)
-    except MessageError:
+    except Exception:  # bytes the solution may have written: whatever breaks decoding is its own error
         return TestResult(index, "runtime_error", error="malformed report from the sandbox")
     if report.i != index:
         return TestResult(index, "runtime_error", error="report for another test")

@@ -1,3 +1,5 @@
+import pytest
+
 from mcsweep.evaluator import extract_code
 
 
@@ -20,3 +22,17 @@ def test_no_code():
     assert extract_code("I think the answer is 42.") is None
     assert extract_code("```python\n   \n```") is None
     assert extract_code("```python\nprint(1)\n") is None  # unclosed: truncated completion
+
+
+@pytest.mark.parametrize("sep", ["\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_only_newlines_end_a_line_as_in_python(sep):
+    """str.splitlines() also breaks at these: a string literal holding one became a syntax error once
+    the block was joined again, and a fence after one closed the block early."""
+    code = f"s = 'a{sep}b'\nprint(len(s))\n"
+    assert extract_code(f"```python\n{code}```\n") == code
+    compile(code, "<solution>", "exec")
+    assert extract_code(f"```python\nx = 1 #{sep}```\ny = 2\n```\n") == f"x = 1 #{sep}```\ny = 2\n"
+
+
+def test_windows_line_ends_are_read_as_newlines():
+    assert extract_code("```python\r\nprint(1)\r\n```\r\n") == "print(1)\n"

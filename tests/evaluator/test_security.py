@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from mcsweep.evaluator import Evaluator, GradeRequest
-from mcsweep.evaluator.sandbox import UID_BASE, grader_trees
+from mcsweep.evaluator import Evaluator, GradeRequest, api
+from mcsweep.evaluator.sandbox import UID_BASE, SandboxError, grader_trees
 from mcsweep.evaluator.sandbox.limits import PID_LIMIT
 
 ONE_IO = json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]})
@@ -603,6 +603,38 @@ def test_a_sandbox_failure_is_the_solutions_verdict_and_the_batch_goes_on():
         assert ev.sandbox_errors == 1
 
 
+def test_a_zygote_that_will_not_start_again_fails_one_solution_and_the_evaluator_goes_on(monkeypatch):
+    """After a sandbox error the worker's zygote is started afresh; where that start fails too, that job
+    is a sandbox_error and the next one tries again. The closed zygote was put back in the pool before,
+    and every later batch raised (the reward of every training step after it)."""
+    real, starts = api.Slot, []
+
+    def start_failing_once(*args, **kwargs):
+        starts.append(1)
+        if len(starts) == 1:
+            raise SandboxError("zygote did not start (injected)")
+        return real(*args, **kwargs)
+
+    with Evaluator(workers=1, timeout_s=1.0) as ev:
+        ev._all[0].proc.kill()  # the zygote dies under the grader
+        ev._all[0].proc.wait()
+        monkeypatch.setattr(api, "Slot", start_failing_once)
+        requests = [GradeRequest(str(k), code="print(3)", input_output=ONE_IO) for k in range(3)]
+        assert [r.verdict for r in ev.grade_many(requests)] == ["sandbox_error", "sandbox_error", "accepted"]
+        assert [r.verdict for r in ev.grade_many(requests)] == ["accepted"] * 3
+        assert ev.sandbox_errors == 2 and len(ev._all) == 1 and len(starts) == 2
+
+
+def test_a_report_line_of_the_wrong_shape_is_the_solutions_error_not_the_sandboxs(hostile):
+    """A status that is no string (a list raised TypeError in the lookup) made every such solution a
+    sandbox_error and a zygote restart, at the solution's choosing."""
+    before = hostile.sandbox_errors
+    for status in ([], {}, 1, None):
+        result = run(hostile, "print(3)\n" + forge_line(status) + "import os\nos._exit(0)\n")
+        assert result.verdict == "runtime_error", (status, result)
+    assert hostile.sandbox_errors == before
+
+
 # Class 9: descriptors past 1024 in the grader.
 def test_grading_works_with_descriptor_numbers_past_1024(hostile):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -1007,7 +1039,7 @@ FORGE_LINE = (
 )
 
 
-def forge_line(status: str) -> str:
+def forge_line(status: object) -> str:
     """Code that writes a report line of ``status`` for test 0 to every pipe or socket it can write to."""
     return f"LINE = {json.dumps({'i': 0, 'status': status, 'err': 'forged', 'result': ''})!r}\n" + FORGE_LINE
 

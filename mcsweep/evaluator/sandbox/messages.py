@@ -141,6 +141,7 @@ class Report:
         report = cls(obj.get("i"), obj.get("status"), obj.get("err"), obj.get("result"))  # type: ignore[arg-type]
         if not (
             type(report.i) is int
+            and type(report.status) is str  # checked before the lookup: a list there raised TypeError
             and report.status in STATUSES
             and isinstance(report.err, str)
             and isinstance(report.result, str)

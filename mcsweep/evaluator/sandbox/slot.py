@@ -101,9 +101,15 @@ class Slot:
         self.killed = False  # whether the last run `exited` waited for had to be killed
         self.limits = Limits()
         self.sock = ours
-        self._send(config)
-        obj, _ = self._recv_fds(start_timeout)
-        self.isolation = self._parse(obj, Isolation)
+        try:
+            self._send(config)
+            obj, _ = self._recv_fds(start_timeout)
+            self.isolation = self._parse(obj, Isolation)
+        except BaseException:  # a zygote that did not start leaves no process or socket behind
+            ours.close()
+            self.proc.kill()
+            self.proc.wait()
+            raise
 
     def _recv_fds(self, timeout: float = 30.0) -> tuple[dict, list[int]]:
         """One message from the zygote and the descriptors attached to it (TimeoutError after ``timeout``)."""
