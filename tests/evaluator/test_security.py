@@ -7,6 +7,7 @@ passes proves containment, and one that fails names the hole.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -513,7 +514,7 @@ def test_a_zygote_that_cannot_set_up_runs_is_replaced_and_its_solution_is_a_sand
     with Evaluator(workers=1, timeout_s=2.0) as ev:
         slot = ev._all[0]
         inner = Path(f"/proc/{slot.proc.pid}/task/{slot.proc.pid}/children").read_text().split()
-        zygote = int(inner[0]) if ev.isolation.user_namespace else slot.proc.pid  # init of its PID namespace
+        zygote = int(inner[0]) if ev.isolation.pid_namespace else slot.proc.pid  # init of its PID namespace
         resource.prlimit(zygote, resource.RLIMIT_NOFILE, (32, 32))
         results = ev.grade_many([GradeRequest(str(k), code="print(3)", input_output=ONE_IO) for k in range(3)])
         verdicts = [r.verdict for r in results]
@@ -1112,6 +1113,22 @@ def test_a_runs_uid_is_no_count_of_the_runs_before_it():
     with Evaluator(workers=1, timeout_s=2.0) as ev:
         uids = [int(re.findall(r"\d+", _seen(ev, "import os\nseen = os.getuid()\n"))[0]) for _ in range(12)]
     assert len(set(uids)) == 1 or (len(set(uids)) == 12 and uids != sorted(uids)), uids
+
+
+def test_a_runs_pid_is_no_count_of_the_runs_before_it_and_no_run_sets_the_next_ones(hostile):
+    """Pids are handed out in turn: a run's pid counted the runs before it on its slot (which tests ran),
+    and a run that forked 500 times moved the next one's by 501 (a store between runs). Each run's pid is
+    drawn at random now: of 11 steps between consecutive runs (every other one after 500 forks), the old
+    counter made all 11 lie within 600; random pids, about one in 50 each (pid_max 32768)."""
+    needs_isolation(hostile)
+    assert all(slot.isolation.pid_namespace and slot.isolation.random_pids for slot in hostile._all)
+    forks = "import os\nfor _ in range(500):\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n"
+    forks += "    os.waitpid(pid, 0)\n"
+    with Evaluator(workers=1, timeout_s=5.0) as ev:
+        probes = [(forks if k % 2 else "") + "import os\nseen = os.getpid()\n" for k in range(12)]
+        pids = [int(re.findall(r"\d+", _seen(ev, code))[0]) for code in probes]
+    steps = [b - a for a, b in itertools.pairwise(pids)]
+    assert sum(0 < step <= 600 for step in steps) <= 5, pids
 
 
 def test_each_workers_runs_are_held_to_a_cpu_of_their_own(hostile):

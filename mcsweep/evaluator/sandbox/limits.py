@@ -42,8 +42,14 @@ class Isolation:
 
     uid_switch: bool = False
     user_namespace: bool = False
-    """Without root: the zygote made a user namespace of its own (mapping its uid alone) and, in it, a PID
-    namespace whose init it is, so the namespaces below need no root; runs share the zygote's uid."""
+    """Without root: the zygote made a user namespace of its own (mapping its uid alone), so the namespaces
+    below need no root; runs share the zygote's uid."""
+    pid_namespace: bool = False
+    """The zygote is init of a PID namespace of its own (in its user namespace, without root): runs see and
+    signal only its processes, and it ends every one of them with ``kill(-1)``."""
+    random_pids: bool = False
+    """Each run's first pid is drawn at random (the zygote sets its namespace's last pid before each fork):
+    a pid counted the runs before it on the slot, and a run that forked 1,500 times set the next one's."""
     net_namespace: bool = False
     mount_namespace: bool = False
     ipc_namespace: bool = False

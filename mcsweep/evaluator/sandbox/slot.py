@@ -193,7 +193,7 @@ class Slot:
         """CPU seconds of the zygote plus its reaped children (the runs), from /proc. As init of a PID
         namespace the zygote proper is the one child of the process started here."""
         pids = [self.proc.pid]
-        if self.isolation.user_namespace:
+        if self.isolation.pid_namespace:
             with contextlib.suppress(OSError), open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as stream:
                 pids += [int(p) for p in stream.read().split()]
         return sum(_cpu_s(pid) for pid in pids)

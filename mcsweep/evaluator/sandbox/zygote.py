@@ -23,6 +23,7 @@ import socket
 import sys
 import time
 import traceback
+from typing import NamedTuple
 
 from . import cgroups, linux, seccomp
 from .cgroups import PREFIX, Cgroup, open_cgroup
@@ -54,13 +55,23 @@ PRELOAD = [
 ]
 
 
+class _Confines(NamedTuple):
+    """What confines every run of a zygote besides its namespaces."""
+
+    cgroup: Cgroup | None
+    bpf: seccomp.Program | None
+    pids: _PidDraw
+    host_pid: int
+    """The process the grader started (the zygote's pid, or its waiting parent's as init of a PID
+    namespace): it names the cgroup and the uids, which no other zygote may share."""
+
+
 class _Zygote:
     """Fork server: one child at a time; forks, kills, reaps, empties the run's cgroup, removes its dir."""
 
-    def __init__(
-        self, sock: socket.socket, tmp_root: str, iso: Isolation, cgroup: Cgroup | None, bpf: seccomp.Program | None
-    ):
-        self.sock, self.tmp_root, self.iso, self.cgroup, self.bpf = sock, tmp_root, iso, cgroup, bpf
+    def __init__(self, sock: socket.socket, tmp_root: str, iso: Isolation, confines: _Confines):
+        self.sock, self.tmp_root, self.iso = sock, tmp_root, iso
+        self.cgroup, self.bpf, self.pids, self.host_pid = confines
         self.counter = 0
         # A run's uid is no count of the runs before it: a later solution read "how many tests ran" from it.
         self.uid_order = random.SystemRandom().sample(range(1000), 1000)
@@ -74,7 +85,7 @@ class _Zygote:
 
     def next_uid(self) -> int:
         self.counter += 1
-        return UID_BASE + (os.getpid() % PID_LIMIT) * 1000 + self.uid_order[self.counter % 1000]
+        return UID_BASE + (self.host_pid % PID_LIMIT) * 1000 + self.uid_order[self.counter % 1000]
 
     def _make_workdir(self, limits: Limits) -> None:
         """Each run's directory is a fresh tmpfs's root, its parent read-only: nothing a run leaves there,
@@ -101,6 +112,7 @@ class _Zygote:
             in_cgroup = self.cgroup is not None
             ipc = self.iso.ipc_namespace
             setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, ipc, self.hide_cgroups)
+            self.pids.draw()
             pid = os.fork()
             if pid == 0:
                 self.sock.close()
@@ -176,9 +188,9 @@ class _Zygote:
         return "; ".join(errors)
 
     def sweep(self) -> None:
-        """With a uid per run: kill everything running as the run's uid. As init of a PID namespace: kill
-        everything in it but us. Otherwise: kill our direct children."""
-        if self.iso.user_namespace:
+        """As init of a PID namespace: kill everything in it but us. Else, with a uid per run: kill
+        everything running as the run's uid. Otherwise: kill our direct children."""
+        if self.iso.pid_namespace:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(-1, signal.SIGKILL)
             return
@@ -267,13 +279,15 @@ def _ipc_namespace_works() -> bool:
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
-def _become_init(sock: socket.socket) -> str:
-    """Without a uid per run: enter a user namespace of our own and a PID namespace in it, whose init (pid 1)
-    our fork becomes and goes on as the zygote, while this process waits for it and exits with it. Runs
-    then see only their zygote's processes and can signal no other (the grader's included), and their
-    zygote takes no signal of theirs (init's). Returns why not, or '' in the fork."""
+def _become_init(sock: socket.socket, user_namespace: bool) -> str:
+    """Enter a PID namespace (without root, in a user namespace of our own first), whose init (pid 1) our
+    fork becomes and goes on as the zygote, while this process waits for it and exits with it. Runs then
+    see only their zygote's processes and can signal no other (the grader's included), their zygote takes
+    no signal of theirs (init's), and their pids are the zygote's to draw (``_PidDraw``). Returns why not,
+    or '' in the fork."""
     try:
-        linux.enter_user_namespace()
+        if user_namespace:
+            linux.enter_user_namespace()
         linux.unshare(linux.CLONE_NEWPID, "unshare(CLONE_NEWPID)")
         pid = os.fork()
     except OSError as err:
@@ -284,6 +298,37 @@ def _become_init(sock: socket.socket) -> str:
         os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # killed with the process the grader started
     return ""
+
+
+class _PidDraw:
+    """Draws where each run's pids start. Pids are handed out in turn, so a run's pid counted the runs
+    before it on its slot (which tests of a solution ran), and a run that forked 1,500 times set the next
+    one's. As init of our PID namespace we may set its last pid (``ns_last_pid``, opened while the host's
+    /proc is in view; writing it needs CAP_SYS_ADMIN in the namespace's owner, which runs lack)."""
+
+    def __init__(self, why_not: str = "") -> None:
+        self.fd, self.top, self.why = -1, 0, ""
+        try:
+            if why_not:
+                raise OSError(why_not)
+            with open("/proc/sys/kernel/pid_max") as stream:
+                self.top = int(stream.read()) - 1024  # room for a run's processes below the wrap
+            self.fd = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY)
+            self.draw()
+        except (OSError, ValueError) as err:
+            self.close()
+            self.why = f"runs' pids not drawn at random ({err}): a pid counts the runs before it on its slot"
+
+    def draw(self) -> None:
+        """Set the namespace's last pid at random: the next fork gets the one after it."""
+        if self.fd >= 0:
+            last = 2 + int.from_bytes(os.urandom(4), "little") % (self.top - 2)
+            os.pwrite(self.fd, b"%d" % last, 0)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+        self.fd = -1
 
 
 def _without_uid_switch(iso: Isolation, why_no_namespace: str) -> None:
@@ -299,8 +344,8 @@ def _without_uid_switch(iso: Isolation, why_no_namespace: str) -> None:
         iso.errors.append(f"{who}: no uid switch or namespaces ({why_no_namespace}): rlimits only")
 
 
-def _join_cgroup(iso: Isolation) -> Cgroup | None:
-    cgroup, why = open_cgroup(f"{PREFIX}{os.getpid()}")
+def _join_cgroup(iso: Isolation, host_pid: int) -> Cgroup | None:
+    cgroup, why = open_cgroup(f"{PREFIX}{host_pid}")
     if cgroup is not None:
         try:
             cgroup.enter()
@@ -315,16 +360,20 @@ def _join_cgroup(iso: Isolation) -> Cgroup | None:
 
 
 def _isolate(
-    config: ZygoteConfig, user_namespace: bool, why_no_namespace: str
+    config: ZygoteConfig, why_no_pid_namespace: str, host_pid: int
 ) -> tuple[Isolation, Cgroup | None, seccomp.Program | None]:
+    user_namespace = not linux.can_switch_uid() and not why_no_pid_namespace
     iso = linux.setup_isolation(config.hidden, user_namespace)
+    iso.pid_namespace = not why_no_pid_namespace
     if iso.uid_switch or iso.user_namespace:
         iso.ipc_namespace = _ipc_namespace_works()
         if not iso.ipc_namespace:
             iso.warnings.append("no IPC namespace per run: System V objects are shared between runs")
-    cgroup = _join_cgroup(iso) if iso.uid_switch else None
+    cgroup = _join_cgroup(iso, host_pid) if iso.uid_switch else None
     if not iso.uid_switch:
-        _without_uid_switch(iso, why_no_namespace)
+        _without_uid_switch(iso, why_no_pid_namespace)
+    elif why_no_pid_namespace:
+        iso.warnings.append(f"no PID namespace ({why_no_pid_namespace}): runs see the host's process ids")
     iso.seccomp = list(config.seccomp_denied)
     if config.seccomp_error:
         iso.warnings.append(config.seccomp_error)
@@ -373,12 +422,15 @@ def zygote_main(sock_fd: int) -> None:
     # a checkout whose .venv links to another's) stays importable. Entries that are not paths (import
     # hooks' names) stay as they are.
     sys.path[:] = [os.path.realpath(p) if os.path.isabs(p) and os.path.exists(p) else p for p in sys.path]
-    uid_switch = linux.can_switch_uid()
-    why_no_namespace = "" if uid_switch else _become_init(sock)
-    user_namespace = not uid_switch and not why_no_namespace
+    host_pid = os.getpid()
+    why_no_pid_namespace = _become_init(sock, user_namespace=not linux.can_switch_uid())
+    pids = _PidDraw("no PID namespace of our own" if why_no_pid_namespace else "")
     # Without a uid per run, runs share ours: a non-dumpable zygote's memory (/proc/1/mem) is not theirs.
     linux.prctl(linux.PR_SET_DUMPABLE, 0)
-    iso, cgroup, bpf = _isolate(config, user_namespace, why_no_namespace)
+    iso, cgroup, bpf = _isolate(config, why_no_pid_namespace, host_pid)
+    iso.random_pids = pids.fd >= 0
+    if pids.why:
+        iso.warnings.append(pids.why)
     preload()
     tmp_root = _make_root()
     os.chmod(tmp_root, 0o711)  # children may enter their own 0700 dir, not list the others
@@ -393,7 +445,7 @@ def zygote_main(sock_fd: int) -> None:
     sock.sendall(encode(iso))
     gc.collect()
     gc.freeze()
-    zygote = _Zygote(sock, tmp_root, iso, cgroup, bpf)
+    zygote = _Zygote(sock, tmp_root, iso, _Confines(cgroup, bpf, pids, host_pid))
     try:
         zygote.serve()
     finally:
