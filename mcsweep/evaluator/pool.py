@@ -4,8 +4,9 @@ A slot thread drives one child at a time: it writes the payload (the code and th
 an output), waits for the child's one report under the test's wall limit, has the zygote kill and reap
 the child's whole process tree, then judges with every comparator. Grading stops once every
 comparator has failed a test, unless all tests must run. Everything that crosses from the child is
-size-checked before it is parsed: the report line (a cap), the output (its size, then the
-comparators' token and line gates), a call-based result (at most ``RESULT_FACTOR`` times the
+size-checked before it is parsed: the report line (a cap), the output (the output cap, then at most
+``OUTPUT_FACTOR`` times the expected output plus a little, then the comparators' token and line gates),
+a call-based result (at most ``RESULT_FACTOR`` times the
 expected result's JSON, plus a little, and ``STRUCTURE_FACTOR`` times its containers and items).
 """
 
@@ -29,10 +30,15 @@ from .sandbox.messages import Exited, Payload, Report, encode
 _TIMEOUT, _EOF, _OVERFLOW = "timeout", "eof", "overflow"
 REPORT_CAP = 1 << 16  # a report without a result: status and an error text cut to 500 characters
 RESULT_FACTOR, RESULT_SLACK = 16, 4096  # tagging, float digits and \u escapes inflate a right answer <16x
+# A stdin answer longer than this (spacing, float digits) is wrong unread: the grader's work and memory per
+# test then follow the expected output, not the 32 MiB output cap. 32 MiB of invalid UTF-8 decoded to
+# 128 MB of text (one 4-byte character makes every character 4 bytes) and cost the grader 2 s a test.
+OUTPUT_FACTOR, OUTPUT_SLACK = 16, 1 << 20
 # Parsing costs per value, not per byte: "[]," is 3 bytes of JSON and ~80 of Python objects. A result with
 # more containers and items than this many times the expected result's (tags add at most ~3x) is wrong
 # unparsed, so decoding and comparing stay linear in the expected result.
 STRUCTURE_FACTOR, STRUCTURE_SLACK = 4, 64
+SHORT_PIECE, PACE_S = 4096, 0.001  # a report arriving in pieces: see read_report
 ERROR_CHARS = 500  # of a report's error text, as the child cuts its own
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # but tab and newline
 
@@ -68,6 +74,10 @@ class Job:
         """The most containers and items (counted as in ``structure``) a right call-based result can have."""
         return STRUCTURE_FACTOR * structure(self.problem.tests[index].output) + STRUCTURE_SLACK
 
+    def output_cap(self, index: int) -> int:
+        """The longest stdin output that could still be right (in bytes)."""
+        return OUTPUT_FACTOR * len(self.problem.tests[index].output.encode()) + OUTPUT_SLACK
+
     def result_cap(self, index: int) -> int:
         """The longest call-based result that could still be right: bounds the grader's parsing work."""
         return RESULT_FACTOR * len(self.problem.tests[index].output.encode()) + RESULT_SLACK
@@ -75,18 +85,25 @@ class Job:
 
 def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list[bytes], str]:
     """Up to ``lines`` report lines from ``fd`` within ``timeout`` seconds, and why it stopped short
-    ("" when it did not): the child's end, the time, or ``cap`` bytes (linear in what arrives; ``poll``, so
-    any descriptor number works)."""
+    ("" when it did not): the child's end, the time, or ``cap`` bytes (``poll``, so any descriptor number
+    works). Linear in what arrives (each byte is searched for a line end once), and paced: a child that
+    wrote its report a byte at a time, each once the last was read, kept a grader thread busy for the
+    test's whole wall time (0.87 s of the grader's CPU a test, an honest solution beside it starved past
+    its limit). After a short piece with no line end the reader waits ``PACE_S``, so such a child
+    costs at most one wake-up per ``PACE_S``; a line written at once arrives whole and waits for nothing."""
     end = time.monotonic() + timeout
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     got: list[bytes] = []
-    buffer, size = b"", 0
+    buffer, size, searched = bytearray(), 0, 0
     while len(got) < lines:
-        if b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            got.append(line)
+        cut = buffer.find(b"\n", searched)
+        if cut >= 0:
+            got.append(bytes(buffer[:cut]))
+            del buffer[: cut + 1]
+            searched = 0
             continue
+        searched = len(buffer)
         left = end - time.monotonic()
         if left <= 0 or not poller.poll(int(left * 1000) + 1):
             return got, _TIMEOUT
@@ -97,6 +114,8 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
         size += len(chunk)
         if size > cap:
             return got, _OVERFLOW
+        if len(chunk) < SHORT_PIECE and b"\n" not in chunk:
+            time.sleep(PACE_S)
     return got, ""
 
 
@@ -137,12 +156,20 @@ def signal_name(sig: int) -> str:
     return f"signal {sig}"
 
 
-def _stdout(out_fd: int, limits: Limits) -> str | None:
-    """What the test wrote to fd 1, or None when it is over the output cap (checked before reading)."""
+def _output(job: Job, index: int, out_fd: int, limits: Limits, err: str) -> TestResult:
+    """Judge what the test wrote to fd 1, sized before it is read and decoded strictly: over the output
+    cap it is a runtime error; far longer than the expected output, or not UTF-8 (a Python program
+    printing text writes none), it is wrong without being compared."""
     size = os.fstat(out_fd).st_size
     if size > limits.output_mb << 20:
-        return None
-    return os.pread(out_fd, size, 0).decode("utf-8", errors="replace")
+        return TestResult(index, "runtime_error", error="output limit exceeded")
+    if size > job.output_cap(index):
+        return judge(job, index, "bad_output", "", "output far longer than the expected one")
+    try:
+        text = os.pread(out_fd, size, 0).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return judge(job, index, "bad_output", "", f"output is not UTF-8 ({exc.reason} at byte {exc.start})")
+    return judge(job, index, "ok", text, err)
 
 
 def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) -> TestResult:
@@ -154,10 +181,7 @@ def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) ->
         return TestResult(index, verdict, error=f"killed by {signal_name(sig)}")
     code = os.waitstatus_to_exitcode(status) if status is not None else -1
     if code == 0 and not job.problem.call_based:  # os._exit(0): judge what was flushed, as a judge does
-        text = _stdout(out_fd, limits)
-        if text is None:
-            return TestResult(index, "runtime_error", error="output limit exceeded")
-        return judge(job, index, "ok", text, "process ended with os._exit(0)")
+        return _output(job, index, out_fd, limits, "process ended with os._exit(0)")
     return TestResult(index, "runtime_error", error=f"exit status {code} before the test finished")
 
 
@@ -184,10 +208,7 @@ def _reported(job: Job, index: int, report: Report, exited: Exited, out_fd: int,
         return _death(job, index, exited, out_fd, limits)
     if report.status != "ok" or job.problem.call_based:
         return judge(job, index, report.status, report.result, report.err)
-    text = _stdout(out_fd, limits)
-    if text is None:
-        return TestResult(index, "runtime_error", error="output limit exceeded")
-    return judge(job, index, "ok", text, report.err)
+    return _output(job, index, out_fd, limits, report.err)
 
 
 def _verdict(

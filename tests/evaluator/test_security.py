@@ -7,6 +7,7 @@ passes proves containment, and one that fails names the hole.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import itertools
 import json
 import os
@@ -18,13 +19,15 @@ import socket
 import subprocess
 import sys
 import tempfile
+import termios
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from mcsweep.evaluator import Evaluator, GradeRequest, api
+from mcsweep.evaluator import Evaluator, GradeRequest, api, pool
 from mcsweep.evaluator.sandbox import UID_BASE, SandboxError, grader_trees
 from mcsweep.evaluator.sandbox.limits import PID_LIMIT
 
@@ -435,14 +438,15 @@ def _host_ipc() -> dict[str, list[str]]:
 
 
 def test_ipc_objects_neither_cross_runs_nor_outlive_them(hostile):
-    """System V objects cannot be made at all; a POSIX message queue lives in the run's IPC namespace."""
+    """System V objects cannot be made at all, nor POSIX message queues (no queue bytes: the quota is the
+    uid's, the grader's without root); one made anyway would live in the run's IPC namespace."""
     needs_isolation(hostile)
     before = _host_ipc()
     plant = IPC + (
         "made = [libc.shmget(KEY, 4096, 0o1666), libc.msgget(KEY, 0o1666), libc.semget(KEY, 1, 0o1666)]\n"
         "made = [m >= 0 for m in made]\n"
         "queue = libc.mq_open(b'/mcsweep', 0o100 | 0o1, 0o666, None)\n"
-        "print('contained' if not any(made) and queue >= 0 else (made, queue, ctypes.get_errno()))\n"
+        "print('contained' if not any(made) and queue < 0 else (made, queue, ctypes.get_errno()))\n"
     )
     look = IPC + (
         "found = [libc.shmget(KEY, 0, 0) >= 0, libc.msgget(KEY, 0) >= 0, libc.semget(KEY, 0, 0) >= 0]\n"
@@ -634,6 +638,76 @@ def test_a_report_line_of_the_wrong_shape_is_the_solutions_error_not_the_sandbox
         result = run(hostile, "print(3)\n" + forge_line(status) + "import os\nos._exit(0)\n")
         assert result.verdict == "runtime_error", (status, result)
     assert hostile.sandbox_errors == before
+
+
+def test_a_report_written_a_byte_at_a_time_costs_the_grader_one_wake_up_per_pace(monkeypatch):
+    """A child wrote its report a byte at a time, each once the grader had read the last, and was accepted
+    (the bytes were spaces before its real line): a grader thread woke once per byte for the whole wall
+    time, and an honest solution beside it went past its limit. The reader now waits ``PACE_S`` after a
+    short piece without a line end, so its reads are bounded by the time taken, whatever the child does
+    (the old reader read once per byte here: thousands of reads in 0.3 s)."""
+    ours, theirs = socket.socketpair()
+    reads = []
+    real_read = os.read
+
+    def counted(fd: int, n: int) -> bytes:
+        reads.append(n)
+        return real_read(fd, n)
+
+    def trickle() -> None:
+        end = time.monotonic() + 0.3
+        while time.monotonic() < end:
+            theirs.send(b" ")
+            while fcntl.ioctl(ours.fileno(), termios.FIONREAD, b"\0\0\0\0") != b"\0\0\0\0":
+                time.sleep(0)  # until the grader has read it: one byte per read
+        theirs.send(b'{"status": "compiled"}\n{"status": "ok"}\n')
+
+    monkeypatch.setattr(pool.os, "read", counted)
+    writer = threading.Thread(target=trickle)
+    start = time.monotonic()
+    writer.start()
+    lines, short = pool.read_report(ours.fileno(), 1 << 16, 5.0)
+    took = time.monotonic() - start
+    writer.join()
+    ours.close()
+    theirs.close()
+    assert short == "" and [line.strip() for line in lines] == [b'{"status": "compiled"}', b'{"status": "ok"}']
+    assert len(reads) <= took / pool.PACE_S + 10, (len(reads), took)
+
+
+def test_a_run_cannot_use_up_a_per_uid_quota_it_would_share_with_the_grader(hostile):
+    """Queued signals are counted per uid through the user namespaces: without root a run's uid is the
+    grader's, and one run that queued ~96k blocked real-time signals left the grader none (timer_create
+    failed with EAGAIN). A run's own limits bound what it adds: 64 signals, no message queue bytes, no
+    locked memory."""
+    code = (
+        "import os, resource, signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGRTMIN})\n"
+        "for _ in range(1000):\n    os.kill(os.getpid(), signal.SIGRTMIN)\n"
+        "[queued] = [line.split()[1] for line in open('/proc/self/status') if line.startswith('SigQ')]\n"
+        "count, limit = map(int, queued.split('/'))\n"
+        "limits = [resource.getrlimit(r)[1] for r in (resource.RLIMIT_MSGQUEUE, resource.RLIMIT_MEMLOCK)]\n"
+        "print(count <= 64, limit, limits)\n"
+    )
+    assert probe(hostile, code, "True 64 [0, 0]").passed, run(hostile, code).tests[0].error
+
+
+def test_each_run_is_the_oom_killers_first_pick(hostile):
+    """Without root a zygote's child is not dumpable, so its /proc files were root's and its write of 1000
+    to oom_score_adj failed, unsaid: runs kept the grader's score, and the host's OOM killer took the
+    trainer beside a grader whose run had filled the memory."""
+    assert probe(hostile, "print(open('/proc/self/oom_score_adj').read().strip())", "1000").passed
+
+
+def test_an_output_far_longer_than_the_expected_one_or_not_utf8_is_wrong_unread(hostile):
+    """32 MiB of invalid UTF-8 after one 4-byte character decoded to 128 MB of text (every character 4
+    bytes) and cost the grader 2 s of CPU a test; two at once took it to 532 MB. An output longer than 16x
+    the expected one plus 1 MiB is wrong before it is read, and one that is not UTF-8 wrong undecoded."""
+    padded = "import sys\nsys.stdout.write('contained' + ' ' * (2 << 20) + '\\n')\n"
+    result = probe(hostile, padded)
+    assert (result.verdict, result.tests[0].error) == ("wrong_answer", "output far longer than the expected one")
+    assert probe(hostile, "import sys\nsys.stdout.write('contained' + ' ' * (1 << 19) + '\\n')\n").passed
+    result = probe(hostile, "import sys\nsys.stdout.buffer.write(b'contained\\xff\\n')\n")
+    assert result.verdict == "wrong_answer" and result.tests[0].error.startswith("output is not UTF-8"), result
 
 
 # Class 9: descriptors past 1024 in the grader.
@@ -1109,6 +1183,20 @@ def test_a_run_leaves_no_counter_for_a_later_one_to_read(hostile):
     assert max(small) < 16, after  # a fresh tmpfs: its root and the run's first file
 
 
+def test_a_run_sees_no_host_wide_counter():
+    """The host's event counters were a store that outlives runs, graders and modes: a run moved
+    /proc/vmstat's unevictable_pgs_mlocked (mlock) or thp_fault_alloc (touching huge pages) by the test it
+    was on, and a later solution, of another grader, read which tests of the earlier one had run. The runs'
+    /proc shows processes alone (subset=pid) and their /sys is an empty tmpfs (the per-node vmstat files)."""
+    with Evaluator(workers=1, timeout_s=2.0) as ev:
+        needs_isolation(ev)
+        assert ev.isolation.proc_pids_only, ev.isolation.warnings
+        paths = ("/proc/vmstat", "/proc/stat", "/proc/meminfo", "/proc/sys", "/sys/devices", "/sys/fs/cgroup")
+        code = f"import os\nseen = [p for p in {paths!r} if os.path.exists(p)]\n"
+        code += "print('contained' if not seen and os.path.isdir('/proc/self') else seen)\n"
+        assert probe(ev, code).passed, run(ev, code).tests[0].error
+
+
 def test_a_runs_uid_is_no_count_of_the_runs_before_it():
     with Evaluator(workers=1, timeout_s=2.0) as ev:
         uids = [int(re.findall(r"\d+", _seen(ev, "import os\nseen = os.getuid()\n"))[0]) for _ in range(12)]
@@ -1247,6 +1335,8 @@ FLOODS = {
     '        os.write(fd, b\'{"i": 0, "status": "ok", "err": "\' + b\'x\' * (60 << 20) + b\'"}\\n\')\n'
     "    except OSError:\n        pass\n",
     "huge_error_text": "raise ValueError('x' * (40 << 20))\n",
+    "output_four_byte_text_flood": "import sys\nsys.stdout.write('4 \\U0001f600' + ' ' * (30 << 20))\n",
+    "output_bad_utf8_flood": "import sys\nsys.stdout.buffer.write(b'\\xf0\\x9f\\x98\\x80' + b'\\xff' * (30 << 20))\n",
 }
 CALL_FLOODS = {
     "result_list_flood": "class Solution:\n    def f(self, x):\n        return [0] * (8 << 20)\n",

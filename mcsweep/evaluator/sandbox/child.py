@@ -51,10 +51,9 @@ class ChildSetup:
     workdir: str
     uid: int
     limits: Limits
-    in_cgroup: bool
     seccomp: seccomp.Program | None
     ipc_namespace: bool
-    hide_cgroups: bool
+    hide_sys: bool
 
 
 def exit_status(code: object) -> int:
@@ -234,11 +233,11 @@ def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payloa
     """Read the payload, then confine this process: cgroup, IPC and mount namespaces, descriptors,
     directory, environment, rlimits, uid, syscall filter."""
     os.setpgid(0, 0)
-    _oom_first(required=setup.in_cgroup)
+    _oom_first()
     if setup.ipc_namespace:  # System V objects and POSIX message queues of this run only
         linux.unshare(linux.CLONE_NEWIPC, "unshare(CLONE_NEWIPC)")
-    if setup.hide_cgroups:
-        linux.hide_cgroups()
+    if setup.hide_sys:
+        linux.hide_sys()
     atexit._clear()  # exit handlers the zygote's modules registered are not the solution's
     linux.prctl(linux.PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the zygote
     linux.check(linux.prctl(linux.PR_SET_NO_NEW_PRIVS, 1), "prctl(PR_SET_NO_NEW_PRIVS)")  # setuid bits inert
@@ -263,19 +262,23 @@ def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payloa
     return payload
 
 
-def _oom_first(required: bool) -> None:
+def _oom_first() -> None:
     """Be the OOM killer's first pick: in the zygote's cgroup, before the zygote; without one, on the host,
-    before the trainer and the grader. A runs' root without /proc (a container that covers some of the
-    host's) has no such file; only the cgroup's case needs it."""
+    before the trainer and the grader. A zygote's child is not dumpable, so its /proc files are root's:
+    without a uid switch the write failed (EACCES) and runs kept the grader's score, and the host's OOM
+    killer took the trainer. Dumpable for the write alone (no run is alive beside this child); a runs'
+    root without /proc (a container that covers some of the host's) has no such file."""
+    linux.prctl(linux.PR_SET_DUMPABLE, 1)
     try:
         adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
         try:
             os.write(adj, b"1000")
         finally:
             os.close(adj)
-    except OSError:
-        if required:
-            raise
+    except FileNotFoundError:
+        pass
+    finally:
+        linux.prctl(linux.PR_SET_DUMPABLE, 0)
 
 
 def _memfd(text: str) -> int:

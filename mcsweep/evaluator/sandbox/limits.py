@@ -54,6 +54,8 @@ class Isolation:
     mount_namespace: bool = False
     ipc_namespace: bool = False
     proc_hidepid: bool = False
+    proc_pids_only: bool = False
+    """The runs' /proc shows processes alone (``subset=pid``): no host-wide counter (vmstat, stat, /proc/sys)."""
     workdir_tmpfs: bool = False
     cgroup: str = ""
     cgroup_paths: list[str] = field(default_factory=list)

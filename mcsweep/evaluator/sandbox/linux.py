@@ -15,7 +15,6 @@ import socket
 import sys
 import sysconfig
 
-from . import cgroups
 from .limits import PID_LIMIT, UID_BASE, Isolation, Limits, SandboxError
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
@@ -204,7 +203,7 @@ def _enter_new_root(expose: list[str], iso: Isolation, pivot: bool = True) -> No
         for path in BUILT_DIRS:
             os.mkdir(STAGE + path, 0o755)
         _minimal_dev(STAGE + "/dev", devices)
-        _mount_proc(STAGE + "/proc", iso.uid_switch)
+        iso.proc_pids_only = _mount_proc(STAGE + "/proc", iso.uid_switch)
         mount("tmpfs", STAGE + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOATIME, "mode=0755,size=2g")
         for path, fd in sources:  # after /tmp: a Python path in the temporary directory goes into the new one
             os.makedirs(STAGE + path, mode=0o755, exist_ok=True)
@@ -223,22 +222,33 @@ def _enter_new_root(expose: list[str], iso: Isolation, pivot: bool = True) -> No
             "no /proc in the runs' root (this kernel mounts none in a user namespace where the host's is "
             "partly covered, as in some containers): runs see no process at all, and /dev/stdin is missing"
         )
+    elif not iso.proc_pids_only:
+        iso.warnings.append("the runs' /proc shows the host-wide files too (no subset=pid before Linux 5.8)")
 
 
-def _mount_proc(target: str, required: bool) -> None:
+def _mount_proc(target: str, required: bool) -> bool:
     """The root's own /proc: this PID namespace's processes, each hidden from the runs that may not trace
-    it (``hidepid=invisible``). Mounted while the host's is still in view and with its per-mount flags:
-    in a user namespace the kernel mounts a proc only then (and not at all where the host's is partly
-    covered). A refusal is raised where ``required``, else leaves ``target`` an empty directory."""
+    it (``hidepid=invisible``), and nothing else (``subset=pid``): the host-wide files' cumulative
+    counters were a store a run set and a later one read exactly (``/proc/vmstat``'s
+    ``unevictable_pgs_mlocked`` moved by ``mlock``, ``thp_fault_alloc`` by touching huge pages), and so
+    were ``stat``, ``interrupts`` and their kin. Mounted while the host's is still in view and with its
+    per-mount flags: in a user namespace the kernel mounts a proc only then (and not at all where the
+    host's is partly covered). Returns whether ``subset=pid`` took (Linux 5.8 and later); a refusal of
+    any proc is raised where ``required``, else leaves ``target`` an empty directory."""
     host = next((options for point, options in _mount_points() if point == "/proc"), set())
     flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
     for name, flag in MOUNT_FLAGS.items():
         flags |= flag if name in host else 0
-    try:
-        mount("proc", target, "proc", flags, "hidepid=invisible")
-    except OSError:
-        if required:
-            raise
+    refusal: OSError | None = None
+    for options in ("hidepid=invisible,subset=pid", "hidepid=invisible"):
+        try:
+            mount("proc", target, "proc", flags, options)
+            return options.endswith("subset=pid")
+        except OSError as err:
+            refusal = err
+    if required and refusal is not None:
+        raise refusal
+    return False
 
 
 def _host_view(expose: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -359,13 +369,13 @@ def _read_only_host_mounts(iso: Isolation) -> None:
             iso.warnings.append(f"{path} not read-only ({err}): {harm}")
 
 
-def hide_cgroups() -> None:
-    """In a mount namespace of this run's own, cover the cgroup tree with an empty read-only tmpfs. Its
-    counters outlive a run and are exact (a memory cgroup's peak, cumulative CPU, page-fault totals): a
-    run set the peak of its slot's cgroup, and a later solution read there how many tests the earlier one
-    passed (another grader's too, through the parent's directory). The zygote keeps the tree."""
+def hide_sys() -> None:
+    """In a mount namespace of this run's own, cover /sys with an empty read-only tmpfs. Its counters
+    outlive a run and are exact: a run set its slot's memory cgroup's peak, and a later solution read there
+    how many tests the earlier one passed (another grader's too, through the parent's directory); the
+    per-node ``vmstat`` files are the host's event counters. The zygote keeps the tree (its cgroup)."""
     unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
-    mount("tmpfs", cgroups.ROOT, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k,nr_inodes=1")
+    mount("tmpfs", "/sys", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k,nr_inodes=1")
 
 
 def mount_run_root(path: str, limits: Limits, mode: int = 0o711) -> None:
@@ -419,6 +429,12 @@ def close_all(fds: list[int]) -> None:
             os.close(fd)
 
 
+# Quotas the kernel counts per uid, through the user namespaces: without root a run's uid is the grader's
+# (and a trainer's under the same user), and one run that queued ~96k blocked signals left the grader
+# none (timer_create: EAGAIN). A run's own limit caps what it can add to its uid's count.
+PER_UID_QUOTAS = ((resource.RLIMIT_SIGPENDING, 64), (resource.RLIMIT_MSGQUEUE, 0), (resource.RLIMIT_MEMLOCK, 0))
+
+
 def set_limits(limits: Limits, extra_files: int) -> None:
     mem = limits.memory_mb << 20
     out = limits.output_mb << 20
@@ -430,6 +446,7 @@ def set_limits(limits: Limits, extra_files: int) -> None:
         (resource.RLIMIT_NPROC, limits.nproc),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_CPU, cpu),
+        *PER_UID_QUOTAS,
     ):
         resource.setrlimit(res, (value, value))
 

@@ -25,7 +25,7 @@ import time
 import traceback
 from typing import NamedTuple
 
-from . import cgroups, linux, seccomp
+from . import linux, seccomp
 from .cgroups import PREFIX, Cgroup, open_cgroup
 from .child import ChildSetup, child_main, load_prelude
 from .limits import PID_LIMIT, UID_BASE, Isolation, Limits
@@ -75,7 +75,7 @@ class _Zygote:
         self.counter = 0
         # A run's uid is no count of the runs before it: a later solution read "how many tests ran" from it.
         self.uid_order = random.SystemRandom().sample(range(1000), 1000)
-        self.hide_cgroups = iso.mount_namespace and os.path.isdir(cgroups.ROOT)
+        self.hide_sys = iso.mount_namespace and os.path.isdir("/sys")
         self.pid: int | None = None
         self.pidfd = -1
         self.run = 0
@@ -109,9 +109,8 @@ class _Zygote:
             if self.cgroup is not None:
                 self.cgroup.configure(limits)
                 self.cgroup.start()
-            in_cgroup = self.cgroup is not None
             ipc = self.iso.ipc_namespace
-            setup = ChildSetup(self.workdir, self.uid, limits, in_cgroup, self.bpf, ipc, self.hide_cgroups)
+            setup = ChildSetup(self.workdir, self.uid, limits, self.bpf, ipc, self.hide_sys)
             self.pids.draw()
             pid = os.fork()
             if pid == 0:
