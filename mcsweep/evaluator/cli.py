@@ -15,7 +15,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from mcsweep.io.jsonl import JsonlError, decode_line
 
@@ -24,12 +24,12 @@ from .comparators import COMPARATORS
 from .problem import ProblemFormatError
 
 
-def parse_line(line: str, lineno: int) -> GradeRequest:
+def parse_line(line: str | bytes, lineno: int) -> GradeRequest:
     """One input line as a request; ValueError names the line and what is wrong."""
     try:
         record = decode_line(line, "input", lineno, objects=False)
     except JsonlError as err:
-        raise ValueError(f"line {lineno}: invalid JSON ({err.reason})") from err
+        raise ValueError(f"line {lineno}: {err.reason}") from err
     if not isinstance(record, dict):
         raise ValueError(f"line {lineno}: expected a JSON object")
     code, completion = record.get("code"), record.get("completion")
@@ -49,7 +49,8 @@ def parse_line(line: str, lineno: int) -> GradeRequest:
     return request
 
 
-def read_requests(stream: TextIO) -> tuple[list[GradeRequest], list[str]]:
+def read_requests(stream: BinaryIO) -> tuple[list[GradeRequest], list[str]]:
+    """Every parseable line's request, and what is wrong with each other line (not UTF-8 included)."""
     requests, errors = [], []
     for lineno, line in enumerate(stream, 1):
         if not line.strip():
@@ -68,7 +69,7 @@ def _progress(total: int) -> Any:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    with open(args.input, encoding="utf-8") as stream:
+    with open(args.input, "rb") as stream:
         requests, errors = read_requests(stream)
     for err in errors:
         print(f"skipped {err}", file=sys.stderr)

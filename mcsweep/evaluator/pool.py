@@ -112,8 +112,12 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
             return got, _EOF
         buffer += chunk
         size += len(chunk)
-        if size > cap:
-            return got, _OVERFLOW
+        if size > cap:  # the lines already whole count: the child's first one came in the same read as a
+            # flood, and lost, the run looked like the sandbox's failed setup (a forged sandbox_error)
+            while len(got) < lines and (cut := buffer.find(b"\n")) >= 0:
+                got.append(bytes(buffer[:cut]))
+                del buffer[: cut + 1]
+            return got, _OVERFLOW if len(got) < lines else ""
         if len(chunk) < SHORT_PIECE and b"\n" not in chunk:
             time.sleep(PACE_S)
     return got, ""
@@ -125,26 +129,45 @@ def structure(text: str) -> int:
     return text.count("[") + text.count("{") + text.count(",")
 
 
+# What output crafted to break a decoder or a comparison makes it raise: that output's failure (a wrong
+# answer under that comparator alone). Anything else is a bug of the grader's: it propagates, and the
+# solution is a logged and counted sandbox_error, never a silent wrong answer.
+DATA_ERRORS = (ValueError, TypeError, RecursionError, OverflowError, ArithmeticError, MemoryError)
+
+
 def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
-    """Turn a child's report into a verdict; compare on data, with every comparator."""
+    """Turn a child's report into a verdict; compare on data, with every comparator, each on its own (a
+    shadow that fails to compare fails only itself)."""
     if status != "ok":
         verdict = "wrong_answer" if status == "bad_output" else status
         return TestResult(index, verdict, error=err, shadow={c.name: False for c in job.comparators[1:]})
-    expected, order = job.expected[index], job.problem.order_irrelevant
     try:
-        if job.problem.call_based:
-            if structure(out) > job.structure_cap(index):
-                raise ValueError("result far more structured than the expected one")
-            got = decode_tagged(out)
-            methods = [c.call(got, expected, order) for c in job.comparators]
-        else:
-            methods = [c.stdin(out, expected, order) for c in job.comparators]
-    except Exception as exc:  # output crafted to break a comparison is not an answer
-        shadow = {c.name: False for c in job.comparators[1:]}
-        return TestResult(index, "wrong_answer", error=f"{type(exc).__name__}: {exc}"[:500], shadow=shadow)
+        got = _decoded_result(job, index, out) if job.problem.call_based else out
+    except DATA_ERRORS as exc:
+        return judge(job, index, "bad_output", "", f"{type(exc).__name__}: {exc}"[:500])
+    methods, errors = [], []
+    for comparator in job.comparators:
+        try:
+            methods.append(_compare(comparator, job, index, got))
+        except DATA_ERRORS as exc:
+            methods.append(None)
+            errors.append(f"{comparator.name}: {type(exc).__name__}: {exc}")
     shadow = {c.name: m is not None for c, m in zip(job.comparators[1:], methods[1:], strict=True)}
     verdict = "accepted" if methods[0] is not None else "wrong_answer"
-    return TestResult(index, verdict, methods[0], error=err, shadow=shadow)
+    return TestResult(index, verdict, methods[0], error="; ".join(e for e in (err, *errors) if e)[:500], shadow=shadow)
+
+
+def _decoded_result(job: Job, index: int, out: str) -> Any:
+    if structure(out) > job.structure_cap(index):
+        raise ValueError("result far more structured than the expected one")
+    return decode_tagged(out)
+
+
+def _compare(comparator: Comparator, job: Job, index: int, got: Any) -> str | None:
+    expected, order = job.expected[index], job.problem.order_irrelevant
+    if job.problem.call_based:
+        return comparator.call(got, expected, order)
+    return comparator.stdin(got, expected, order)
 
 
 def signal_name(sig: int) -> str:

@@ -22,8 +22,14 @@ class JsonlError(ValueError):
         super().__init__(f"{self.where}: {reason}")
 
 
-def decode_line(line: str, path: str | Path, line_no: int, objects: bool = True) -> Any:
-    """One line's record; JsonlError if it is not JSON (or, with `objects`, not a JSON object)."""
+def decode_line(line: str | bytes, path: str | Path, line_no: int, objects: bool = True) -> Any:
+    """One line's record; JsonlError if it is not UTF-8 (bytes, as files are read), not JSON (or, with
+    `objects`, not a JSON object)."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise JsonlError(path, line_no, f"not UTF-8 ({err.reason} at byte {err.start})") from None
     try:
         record = json.loads(line)
     except json.JSONDecodeError as err:
@@ -34,7 +40,10 @@ def decode_line(line: str, path: str | Path, line_no: int, objects: bool = True)
 
 
 def parse_lines(
-    lines: Iterable[str], path: str | Path, errors: list[JsonlError] | None = None, objects: bool = True
+    lines: Iterable[str] | Iterable[bytes],
+    path: str | Path,
+    errors: list[JsonlError] | None = None,
+    objects: bool = True,
 ) -> Iterator[tuple[int, Any]]:
     """(line number, record) for every non-blank line, numbered from 1. A bad line raises JsonlError,
     or, when `errors` is given, is appended to it and left out of the records."""
@@ -52,8 +61,9 @@ def parse_lines(
 def iter_jsonl(
     path: str | Path, errors: list[JsonlError] | None = None, objects: bool = True
 ) -> Iterator[tuple[int, Any]]:
-    """`parse_lines` over a file, read as UTF-8 and streamed line by line."""
-    with open(path, encoding="utf-8") as stream:
+    """`parse_lines` over a file, streamed line by line and decoded per line: a line that is not UTF-8 is
+    a bad line like any other, not the end of the file."""
+    with open(path, "rb") as stream:
         yield from parse_lines(stream, path, errors, objects)
 
 

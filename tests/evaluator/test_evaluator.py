@@ -215,3 +215,25 @@ def test_dedupe_runs_identical_code_once_per_problem_and_batch():
             assert (len(coins) == 1) is dedupe
             assert results[16].passed and results[17].passed and [r.id for r in results] == [q.id for q in requests]
             assert ev.duplicates == (15 if dedupe else 0)
+
+
+def test_a_comparator_that_fails_to_compare_fails_only_itself_and_a_grader_bug_is_loud(monkeypatch):
+    """All comparators were judged in one try block: a shadow that raised turned the primary's accepted
+    answer into a wrong one (a reward of 0), with no log and no count. A data error (what crafted output
+    makes a comparison raise) now fails that comparator alone; any other exception is the grader's bug, a
+    logged and counted sandbox_error."""
+    from mcsweep.evaluator.comparators import LiveCodeBench
+
+    add = "a, b = map(int, input().split())\nprint(a + b)"
+    with Evaluator(workers=1, timeout_s=2.0, shadow_comparators=("livecodebench",)) as ev:
+        monkeypatch.setattr(LiveCodeBench, "stdin", lambda *args: int("not a number"))
+        result = ev.grade(GradeRequest("data", code=add, input_output=ADD_IO))
+        assert result.verdict == "accepted" and result.shadow == {"livecodebench": False}, result
+        assert "livecodebench: ValueError" in result.tests[0].error
+
+        def broken(*args):
+            raise KeyError("a bug")
+
+        monkeypatch.setattr(LiveCodeBench, "stdin", broken)
+        result = ev.grade(GradeRequest("bug", code=add, input_output=ADD_IO))
+        assert result.verdict == "sandbox_error" and ev.sandbox_errors == 1, result

@@ -675,6 +675,47 @@ def test_a_report_written_a_byte_at_a_time_costs_the_grader_one_wake_up_per_pace
     assert len(reads) <= took / pool.PACE_S + 10, (len(reads), took)
 
 
+def test_a_flood_behind_the_first_report_line_does_not_hide_it(hostile):
+    """The child's first line and a flood past the report cap arrived in one read; the cap was checked
+    before lines were split off, so the first line was lost and the solution, exiting with the sandbox's
+    setup-failure status, was the sandbox's failure: a sandbox_error and a zygote restart at its choosing
+    (6-37 of 100 tries). Whole lines count before the cap does."""
+    ours, theirs = socket.socketpair()
+    theirs.sendall(b'{"status": "compiled"}\n' + b"x" * 70_000)
+    theirs.close()
+    assert pool.read_report(ours.fileno(), 1 << 16, 5.0) == ([b'{"status": "compiled"}'], "overflow")
+    ours.close()
+    before = hostile.sandbox_errors
+    code = (
+        "import os, stat\nfor fd in range(3, 64):\n    try:\n        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        "            os.write(fd, b'x' * 70000)\n    except OSError:\n        pass\nos._exit(70)\n"
+    )
+    verdicts = {run(hostile, code).verdict for _ in range(20)}
+    assert verdicts == {"runtime_error"} and hostile.sandbox_errors == before, verdicts
+
+
+def test_no_run_reads_a_counter_of_the_runs_before_it(hostile):
+    """Counters the kernel hands out once tell how many runs came before, and socket cookies are a store:
+    per CPU, moved by nothing else, so a run set its CPU's to its test's index with as many sockets and a
+    later run on that CPU (another grader's too) read it exactly. Denied: SO_COOKIE and SO_NETNS_COOKIE,
+    the namespace id ioctls, statx's unique mount id, statmount."""
+    needs_isolation(hostile)
+    code = (
+        "import ctypes, errno, fcntl, os, socket\ngot = []\ns = socket.socket(socket.AF_UNIX)\n"
+        "for opt in (57, 71):\n    try:\n        s.getsockopt(socket.SOL_SOCKET, opt, 8)\n"
+        "        got.append('read')\n    except OSError as e:\n        got.append(errno.errorcode[e.errno])\n"
+        "fd = os.open('/proc/self/ns/ipc', os.O_RDONLY)\n"
+        "try:\n    fcntl.ioctl(fd, 0xB701, 0)\n    got.append('read')\n"
+        "except OSError as e:\n    got.append(errno.errorcode[e.errno])\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\nbuf = ctypes.create_string_buffer(256)\n"
+        "for mask in (0x4000, 0x7FF):\n    r = libc.statx(-100, b'.', 0, mask, buf)\n"
+        "    got.append(errno.errorcode[ctypes.get_errno()] if r else 'read')\n"
+        "libc.syscall(457, 0, 0, 0, 0)\ngot.append(errno.errorcode[ctypes.get_errno()])\nprint(got)\n"
+    )
+    want = "['EPERM', 'EPERM', 'EPERM', 'EPERM', 'read', 'EPERM']"
+    assert probe(hostile, code, want).passed, run(hostile, code).tests[0].error
+
+
 def test_a_run_cannot_use_up_a_per_uid_quota_it_would_share_with_the_grader(hostile):
     """Queued signals are counted per uid through the user namespaces: without root a run's uid is the
     grader's, and one run that queued ~96k blocked real-time signals left the grader none (timer_create
@@ -696,6 +737,23 @@ def test_each_run_is_the_oom_killers_first_pick(hostile):
     to oom_score_adj failed, unsaid: runs kept the grader's score, and the host's OOM killer took the
     trainer beside a grader whose run had filled the memory."""
     assert probe(hostile, "print(open('/proc/self/oom_score_adj').read().strip())", "1000").passed
+
+
+def test_a_run_cannot_lower_its_oom_score_again(hostile):
+    """Dumpable again (prctl, or any exec), a run's /proc files are its own to write: it set its
+    oom_score_adj back to 0, in both modes, and the host's OOM killer took a 700 MB trainer beside a run
+    that filled the memory. Runs open files for writing only beneath their directory and /dev (Landlock)."""
+    needs_isolation(hostile)
+    assert hostile.isolation.landlock, hostile.isolation.warnings
+    code = (
+        "import ctypes\nctypes.CDLL(None).prctl(4, 1, 0, 0, 0)\ngot = []\n"
+        "for path in ('/proc/self/oom_score_adj', 'here', '/dev/null', '/dev/stdout'):\n"
+        "    try:\n        with open(path, 'w') as f:\n            f.write('0' if 'oom' in path else '')\n"
+        "        got.append('wrote')\n    except OSError as e:\n        got.append(e.strerror)\n"
+        "print(got, open('/proc/self/oom_score_adj').read().strip())\n"
+    )
+    want = "['Permission denied', 'wrote', 'wrote', 'wrote'] 1000"
+    assert probe(hostile, code, want).passed, run(hostile, code).tests[0].error
 
 
 def test_an_output_far_longer_than_the_expected_one_or_not_utf8_is_wrong_unread(hostile):

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -104,3 +105,34 @@ def test_close_except_keeps_exactly_the_listed_descriptors():
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def _zygote_mount_ids(slot: Slot, prefix: str) -> set[str]:
+    """Ids of the zygote's mounts whose mount point starts with ``prefix`` (the zygote proper is the one
+    child of the process the slot started: init of its PID namespace)."""
+    pid = slot.proc.pid
+    with open(f"/proc/{pid}/task/{pid}/children") as stream:
+        zygote = int(stream.read().split()[0])
+    with open(f"/proc/{zygote}/mountinfo") as stream:
+        return {line.split()[0] for line in stream if line.split()[4].startswith(prefix)}
+
+
+def test_a_runs_tmpfs_is_freed_before_its_end_is_told(slot):
+    """Freeing a tmpfs the run filled (1 GB: up to 0.3 s) happened as the next run started, so it came out
+    of the next solution's wall time (4 of 6 honest solutions sleeping 1.9 s of 2 went past the limit).
+    The run's tmpfs is unmounted before its Exited goes out."""
+    if not slot.isolation.workdir_tmpfs:
+        pytest.skip("run directories are not tmpfs here")
+    limits = Limits(timeout_s=10.0)
+    run, fds = slot.take_run(limits)
+    fill = "for k in range(7):\n    open(f'f{k}', 'wb').write(b'x' * (30 << 20))\n"  # files under the output cap
+    _start(fds, "import time\n" + fill + "print('filled', flush=True)\ntime.sleep(0.5)\n")
+    end = time.monotonic() + 30
+    while os.pread(fds.out_fd, 100, 0) != b"filled\n" and time.monotonic() < end:
+        time.sleep(0.01)
+    during = _zygote_mount_ids(slot, "/tmp/mcsweep-eval-")
+    assert _report(fds).status == "ok"
+    exited = slot.exited(run, grace=30.0)
+    after = _zygote_mount_ids(slot, "/tmp/mcsweep-eval-")
+    os.close(fds.out_fd)
+    assert exited.error == "" and len(during) == 1 and not during & after, (during, after)

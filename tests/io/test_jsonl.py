@@ -36,3 +36,13 @@ def test_collected_errors_keep_every_bad_line_and_the_good_records() -> None:
 
 def test_non_objects_are_records_when_the_caller_allows_them() -> None:
     assert list(parse_lines(["[1, 2]", "3"], "mem", objects=False)) == [(1, [1, 2]), (2, 3)]
+
+
+def test_a_line_that_is_not_utf8_is_one_bad_line_not_the_end_of_the_file(tmp_path: Path) -> None:
+    """Read as text, one such byte raised UnicodeDecodeError from the file: no line named, nothing after
+    it read (a grading CLI wrote no results at all)."""
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n{"a": "\xc3\xa9"}\n')
+    errors: list[JsonlError] = []
+    assert list(iter_jsonl(path, errors)) == [(1, {"a": 1}), (3, {"a": "\u00e9"})]
+    assert [(e.where, e.reason) for e in errors] == [(f"{path}:2", "not UTF-8 (invalid start byte at byte 7)")]

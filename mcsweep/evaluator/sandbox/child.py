@@ -32,6 +32,7 @@ LEETCODE_PRELUDE = (
     "import collections, heapq, bisect, itertools, functools, math, string, re, random, operator, sys\n"
 )
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
 _PRELUDE: dict[str, Any] = {}
 
 
@@ -54,6 +55,7 @@ class ChildSetup:
     seccomp: seccomp.Program | None
     ipc_namespace: bool
     hide_sys: bool
+    landlock: bool
 
 
 def exit_status(code: object) -> int:
@@ -253,6 +255,8 @@ def _prepare(job_fd: int, res_fd: int, out_fd: int, setup: ChildSetup) -> Payloa
     os.dup2(devnull, 2)
     linux.close_except({0, 1, 2, res_fd, out_fd})
     os.chdir(setup.workdir)
+    if setup.landlock:  # after our own oom_score_adj write: writes beneath the run's directory and /dev only
+        linux.write_only_beneath([setup.workdir, *(p for p in WRITABLE_DEVICES if os.path.exists(p))])
     os.environ.clear()
     os.environ.update({"HOME": setup.workdir, "TMPDIR": setup.workdir, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
     linux.set_limits(setup.limits, 0)

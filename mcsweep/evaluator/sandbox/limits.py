@@ -54,6 +54,8 @@ class Isolation:
     mount_namespace: bool = False
     ipc_namespace: bool = False
     proc_hidepid: bool = False
+    landlock: bool = False
+    """Runs open files for writing only beneath their directory and /dev/null, /dev/zero, /dev/full."""
     proc_pids_only: bool = False
     """The runs' /proc shows processes alone (``subset=pid``): no host-wide counter (vmstat, stat, /proc/sys)."""
     workdir_tmpfs: bool = False

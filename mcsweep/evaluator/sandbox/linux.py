@@ -369,6 +369,46 @@ def _read_only_host_mounts(iso: Isolation) -> None:
             iso.warnings.append(f"{path} not read-only ({err}): {harm}")
 
 
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF = 444, 445, 446  # every architecture
+LANDLOCK_CREATE_RULESET_VERSION, LANDLOCK_RULE_PATH_BENEATH, LANDLOCK_ACCESS_FS_WRITE_FILE = 1, 1, 1 << 1
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1  # packed in the kernel's header
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def landlock_abi() -> int:
+    """Landlock's ABI version here (0 where the kernel has none or it is off)."""
+    return max(0, libc.syscall(LANDLOCK_CREATE_RULESET, None, 0, LANDLOCK_CREATE_RULESET_VERSION))
+
+
+def write_only_beneath(paths: list[str]) -> None:
+    """Let this process and its descendants open files for writing only beneath ``paths`` (Landlock;
+    no_new_privs must be set). A process's own /proc files are writable by it once it is dumpable, which
+    a solution can make itself (prctl, or any exec): it set its oom_score_adj back from 1000 to 0 and the
+    host's OOM killer took the trainer. Descriptors it holds (fd 1, pipes, sockets) are not paths."""
+    attr = _RulesetAttr(LANDLOCK_ACCESS_FS_WRITE_FILE)
+    ruleset = libc.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    if ruleset < 0:
+        check(ruleset, "landlock_create_ruleset")
+    try:
+        for path in paths:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            try:
+                rule = _PathBeneathAttr(LANDLOCK_ACCESS_FS_WRITE_FILE, fd)
+                check(libc.syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0), path)
+            finally:
+                os.close(fd)
+        check(libc.syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0), "landlock_restrict_self")
+    finally:
+        os.close(ruleset)
+
+
 def hide_sys() -> None:
     """In a mount namespace of this run's own, cover /sys with an empty read-only tmpfs. Its counters
     outlive a run and are exact: a run set its slot's memory cgroup's peak, and a later solution read there

@@ -97,6 +97,16 @@ DENIED = (
     "msgget",
     "semget",
 )
+# Counters the kernel hands out once and never again, which tell how many runs came before: the ids of
+# namespaces (a run's own IPC and mount namespaces are new each run: nsfs's NS_GET_ID and kin, ioctl type
+# 0xb7), socket cookies (SO_COOKIE, from a per-CPU counter that nothing else moves: a run set it with as
+# many sockets as its test's index, and a later run on its CPU, another grader's too, read it exactly;
+# SO_NETNS_COOKIE, the namespace's id), and unique mount ids (statx's STATX_MNT_ID_UNIQUE; statmount and
+# listmount, which libseccomp 2.5 does not name: by their numbers, the same on every architecture).
+NSFS_IOCTL_TYPE = 0xB7
+SOL_SOCKET, DENIED_SOCKOPTS = 1, {"SO_COOKIE": 57, "SO_NETNS_COOKIE": 71}
+STATX_MNT_ID_UNIQUE = 0x4000
+DENIED_BY_NUMBER = {"statmount": 457, "listmount": 458}
 # ioctl requests that act on a terminal beyond the caller: TIOCSTI types into its input queue (commands
 # for the shell that owns it), TIOCLINUX reaches the console. A solution has no terminal (its zygote
 # has no controlling one); these deny it even one that leaked.
@@ -160,6 +170,7 @@ def build_filter() -> tuple[bytes, list[str], str]:
             flt.add_rule(
                 pyseccomp.ERRNO(errno.EPERM), "fcntl", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, command)
             )
+        _deny_run_counters(pyseccomp, flt)
         _allow_socket_families(pyseccomp, flt)
         for call in ("preadv2", "pwritev2"):
             flt.add_rule(
@@ -186,9 +197,26 @@ def build_filter() -> tuple[bytes, list[str], str]:
             "preadv2/pwritev2(RWF_NOWAIT)",
             "madvise(MADV_COLD/MADV_PAGEOUT)",
             "prlimit64(another process)",
+            "ioctl(namespace ids)",
+            *(f"getsockopt({name})" for name in DENIED_SOCKOPTS),
+            "statx(STATX_MNT_ID_UNIQUE)",
+            *DENIED_BY_NUMBER,
         ]
     )
     return program, [*denied, *extra, "clone(namespace flags)", "clone3"], ""
+
+
+def _deny_run_counters(pyseccomp, flt) -> None:
+    """The calls that read a counter of runs (see ``NSFS_IOCTL_TYPE``): each int compared on its 32 bits."""
+    deny = pyseccomp.ERRNO(errno.EPERM)
+    flt.add_rule(deny, "ioctl", pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFF00, NSFS_IOCTL_TYPE << 8))
+    for option in DENIED_SOCKOPTS.values():
+        level = pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, SOL_SOCKET)
+        flt.add_rule(deny, "getsockopt", level, pyseccomp.Arg(2, pyseccomp.MASKED_EQ, 0xFFFFFFFF, option))
+    mask = STATX_MNT_ID_UNIQUE
+    flt.add_rule(deny, "statx", pyseccomp.Arg(3, pyseccomp.MASKED_EQ, mask, mask))
+    for number in DENIED_BY_NUMBER.values():
+        flt.add_rule(deny, number)
 
 
 def _allow_socket_families(pyseccomp, flt) -> None:
