@@ -29,7 +29,7 @@ import pytest
 
 from mcsweep.evaluator import Evaluator, GradeRequest, api, pool
 from mcsweep.evaluator.sandbox import UID_BASE, SandboxError, grader_trees
-from mcsweep.evaluator.sandbox.limits import PID_LIMIT
+from mcsweep.evaluator.sandbox.limits import UID_BLOCKS
 
 ONE_IO = json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]})
 FAILING = {"wrong_answer", "time_limit", "memory_limit", "runtime_error", "compile_error"}
@@ -37,7 +37,7 @@ FAILING = {"wrong_answer", "time_limit", "memory_limit", "runtime_error", "compi
 
 def _uid_bases(ev: Evaluator) -> set[int]:
     """The uid blocks ``ev``'s zygotes hand out (one per zygote: base + run counter % 1000)."""
-    return {UID_BASE + (slot.proc.pid % PID_LIMIT) * 1000 for slot in ev._all}
+    return {slot.isolation.uid_base for slot in ev._all if slot.isolation.uid_switch}
 
 
 def _sandbox_processes(bases: set[int]) -> list[int]:
@@ -131,11 +131,22 @@ def test_hostile_solution_fails_and_grader_survives(hostile, name):
     assert run(hostile, "a, b = map(int, input().split())\nprint(a + b)").passed
 
 
-def test_no_two_live_zygotes_can_share_a_block_of_uids():
-    """A zygote's runs use the uids of its pid's block; the cleanup kills everything running as them. On a
-    host whose pid_max is over 4,000,000 (the former modulus) two zygotes could share a block."""
-    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
-    assert pid_max <= PID_LIMIT and UID_BASE + PID_LIMIT * 1000 < 2**32 - 1
+def test_no_two_live_zygotes_share_a_block_of_uids_and_no_run_sees_a_host_pid():
+    """A zygote's runs took the uids of its pid's block, and its cgroup is named after that pid: both showed
+    every run the host's pid counter, which a run moves by forking (the next grader's runs read how many
+    times). Blocks are drawn at random, each claimed while its zygote lives, and runs see their cgroup as
+    "/" (a cgroup namespace)."""
+    assert UID_BASE + UID_BLOCKS * 1000 < 2**32 - 1
+    with Evaluator(workers=2, timeout_s=2.0) as ev:
+        if not ev.isolation.uid_switch:
+            pytest.skip("runs have no uid of their own here")
+        bases = [slot.isolation.uid_base for slot in ev._all]
+        assert len(set(bases)) == 2 and all((b - UID_BASE) % 1000 == 0 for b in bases), bases
+        for base in bases:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as taken, pytest.raises(OSError):
+                taken.bind(f"\0mcsweep-eval-uids-{(base - UID_BASE) // 1000}")
+        code = "print(all(line.endswith(':/') for line in open('/proc/self/cgroup').read().split()))"
+        assert not ev.isolation.cgroup or probe(ev, code, "True").passed, run(ev, code).tests[0].error
 
 
 def test_escaped_processes_are_killed(hostile):
@@ -1520,6 +1531,7 @@ ROOT_ONLY_SKIPS = (
     "needs root, unshare and setpriv",
     "needs a writable /",
     "no writable host directory",
+    "runs have no uid of their own here",
 )
 """Why a test of this module may skip without root: what it checks exists, or can be set up, only as root."""
 

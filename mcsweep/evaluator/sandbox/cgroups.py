@@ -137,7 +137,7 @@ class Cgroup:
                 os.rmdir(path)
 
 
-PREFIX = "mcsweep-eval-"  # + the zygote's pid
+PREFIX = "mcsweep-eval-"  # + the pid of the process the grader started (the zygote's waiting parent)
 
 
 def remove_stale(parent: str) -> None:
@@ -161,16 +161,25 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def open_cgroup(name: str) -> tuple[Cgroup | None, str]:
-    """A fresh cgroup ``name`` under ours (v2 when /sys/fs/cgroup is cgroup2, else v1), or why not;
-    first removes what dead zygotes left there."""
-    try:
+def remove_stale_cgroups() -> None:
+    """Remove what dead zygotes left under our cgroup (called in the host's PID namespace, where their
+    pids are seen: from a zygote's own namespace every other pid looked dead, and a zygote starting beside
+    it lost the cgroup it had made and not yet entered)."""
+    with contextlib.suppress(OSError, KeyError, ValueError):
         own = _own_paths()
         if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
             remove_stale(os.path.join(ROOT, own[""].lstrip("/")))
-            return _open_v2(name, own[""]), ""
+            return
         for controller in V1_CONTROLLERS:
             remove_stale(os.path.join(ROOT, controller, own[controller].lstrip("/")))
+
+
+def open_cgroup(name: str) -> tuple[Cgroup | None, str]:
+    """A fresh cgroup ``name`` under ours (v2 when /sys/fs/cgroup is cgroup2, else v1), or why not."""
+    try:
+        own = _own_paths()
+        if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
+            return _open_v2(name, own[""]), ""
         return _open_v1(name, own), ""
     except (OSError, KeyError, ValueError) as err:
         return None, f"no cgroup ({err}): memory and process limits are per process (rlimits) only"

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 SETUP_FAILED = 70  # a child's exit status when it failed before running the solution
 UID_BASE = 1_000_000
-PID_LIMIT = 1 << 22
-"""The kernel's largest pid_max (PID_MAX_LIMIT on 64-bit): a zygote's uid block is its pid below it, so
-no two live zygotes share one; UID_BASE + PID_LIMIT * 1000 stays below 2**32 - 1."""
+UID_BLOCKS = 1 << 22
+"""Blocks of 1000 uids a zygote draws its runs' from, at random, each claimed while its zygote lives (no two
+live zygotes share one); UID_BASE + UID_BLOCKS * 1000 stays below 2**32 - 1."""
 DEFAULT_HIDDEN = ("/root", "/home", "/work", "/mnt", "/srv", "/data", "/scratch")
 
 
@@ -54,6 +54,8 @@ class Isolation:
     mount_namespace: bool = False
     ipc_namespace: bool = False
     proc_hidepid: bool = False
+    uid_base: int = 0
+    """The first of the 1000 uids this zygote's runs take (a block drawn at random); 0 without a uid switch."""
     landlock: bool = False
     """Runs open files for writing only beneath their directory and /dev/null, /dev/zero, /dev/full."""
     proc_pids_only: bool = False

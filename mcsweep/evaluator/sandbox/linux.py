@@ -15,10 +15,10 @@ import socket
 import sys
 import sysconfig
 
-from .limits import PID_LIMIT, UID_BASE, Isolation, Limits, SandboxError
+from .limits import UID_BASE, UID_BLOCKS, Isolation, Limits, SandboxError
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
-CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWCGROUP = 0x20000000, 0x40000000, 0x02000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_NOATIME = 1, 2, 4, 8, 32, 1024
 MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 4096, 8192, 16384, 1 << 18
 MS_NODIRATIME, MS_RELATIME = 2048, 1 << 21
@@ -180,7 +180,7 @@ def setup_isolation(hidden: tuple[str, ...], user_namespace: bool = False) -> Is
 def _run_uids_mapped() -> bool:
     """Whether this user namespace maps every uid a run may take (``UID_BASE`` up): the host's does; a
     container's remapped root (enroot, podman) maps one uid, and switching to another fails."""
-    lo, hi = UID_BASE, UID_BASE + PID_LIMIT * 1000
+    lo, hi = UID_BASE, UID_BASE + UID_BLOCKS * 1000
     with open("/proc/self/uid_map") as stream:
         extents = [tuple(int(x) for x in line.split()) for line in stream if line.strip()]
     return any(inside <= lo and hi <= inside + count for inside, _, count in extents)

@@ -25,10 +25,10 @@ import time
 import traceback
 from typing import NamedTuple
 
-from . import linux, seccomp
+from . import cgroups, linux, seccomp
 from .cgroups import PREFIX, Cgroup, open_cgroup
 from .child import ChildSetup, child_main, load_prelude
-from .limits import PID_LIMIT, UID_BASE, Isolation, Limits
+from .limits import UID_BASE, UID_BLOCKS, Isolation, Limits
 from .messages import Exited, KillRequest, Spawned, ZygoteConfig, decode_request, encode
 
 PRELOAD = [
@@ -61,9 +61,8 @@ class _Confines(NamedTuple):
     cgroup: Cgroup | None
     bpf: seccomp.Program | None
     pids: _PidDraw
-    host_pid: int
-    """The process the grader started (the zygote's pid, or its waiting parent's as init of a PID
-    namespace): it names the cgroup and the uids, which no other zygote may share."""
+    uid_base: int
+    """The first of the 1000 uids this zygote's runs take (``_claim_uids``); 0 without a uid switch."""
 
 
 class _Zygote:
@@ -71,7 +70,7 @@ class _Zygote:
 
     def __init__(self, sock: socket.socket, tmp_root: str, iso: Isolation, confines: _Confines):
         self.sock, self.tmp_root, self.iso = sock, tmp_root, iso
-        self.cgroup, self.bpf, self.pids, self.host_pid = confines
+        self.cgroup, self.bpf, self.pids, self.uid_base = confines
         self.counter = 0
         # A run's uid is no count of the runs before it: a later solution read "how many tests ran" from it.
         self.uid_order = random.SystemRandom().sample(range(1000), 1000)
@@ -85,7 +84,7 @@ class _Zygote:
 
     def next_uid(self) -> int:
         self.counter += 1
-        return UID_BASE + (self.host_pid % PID_LIMIT) * 1000 + self.uid_order[self.counter % 1000]
+        return self.uid_base + self.uid_order[self.counter % 1000]
 
     def _make_workdir(self, limits: Limits) -> None:
         """Each run's directory is a fresh tmpfs's root, its parent read-only: nothing a run leaves there,
@@ -333,6 +332,21 @@ class _PidDraw:
         self.fd = -1
 
 
+def _claim_uids() -> tuple[int, socket.socket]:
+    """A block of 1000 uids for our runs that no other live zygote holds, drawn at random: named after a
+    pid, it showed every run the host's pid counter, which runs move by forking (a store across graders).
+    Claimed by an abstract unix socket of the host's network namespace named after it, which the kernel
+    lets go when we die; the socket is kept for our life."""
+    while True:
+        block = int.from_bytes(os.urandom(4), "little") % UID_BLOCKS
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            claim.bind(f"\0mcsweep-eval-uids-{block}")
+            return UID_BASE + block * 1000, claim
+        except OSError:
+            claim.close()
+
+
 def _without_uid_switch(iso: Isolation, why_no_namespace: str) -> None:
     """Record what a zygote that cannot give runs a uid of their own falls back to."""
     who = "root in a user namespace that maps no uids for the runs (a container's remapped root)"
@@ -347,10 +361,13 @@ def _without_uid_switch(iso: Isolation, why_no_namespace: str) -> None:
 
 
 def _join_cgroup(iso: Isolation, host_pid: int) -> Cgroup | None:
+    """Make and enter our cgroup, then a cgroup namespace rooted there: the runs' /proc/self/cgroup shows
+    "/", not the cgroup's name, which holds the host pid (a counter a run can move by forking)."""
     cgroup, why = open_cgroup(f"{PREFIX}{host_pid}")
     if cgroup is not None:
         try:
             cgroup.enter()
+            linux.unshare(linux.CLONE_NEWCGROUP, "unshare(CLONE_NEWCGROUP)")
         except OSError as err:
             cgroup.remove()
             cgroup, why = None, f"could not enter the cgroup ({err}): memory and process limits per process"
@@ -428,12 +445,15 @@ def zygote_main(sock_fd: int) -> None:
     # hooks' names) stay as they are.
     sys.path[:] = [os.path.realpath(p) if os.path.isabs(p) and os.path.exists(p) else p for p in sys.path]
     host_pid = os.getpid()
-    why_no_pid_namespace = _become_init(sock, user_namespace=not linux.can_switch_uid())
+    uid_switch = linux.can_switch_uid()
+    uid_base, claim = _claim_uids() if uid_switch else (0, None)
+    cgroups.remove_stale_cgroups()  # while the host's pids are in view
+    why_no_pid_namespace = _become_init(sock, user_namespace=not uid_switch)
     pids = _PidDraw("no PID namespace of our own" if why_no_pid_namespace else "")
     # Without a uid per run, runs share ours: a non-dumpable zygote's memory (/proc/1/mem) is not theirs.
     linux.prctl(linux.PR_SET_DUMPABLE, 0)
     iso, cgroup, bpf = _isolate(config, why_no_pid_namespace, host_pid)
-    iso.random_pids = pids.fd >= 0
+    iso.random_pids, iso.uid_base = pids.fd >= 0, uid_base
     if pids.why:
         iso.warnings.append(pids.why)
     preload()
@@ -451,7 +471,7 @@ def zygote_main(sock_fd: int) -> None:
     sock.sendall(encode(iso))
     gc.collect()
     gc.freeze()
-    zygote = _Zygote(sock, tmp_root, iso, _Confines(cgroup, bpf, pids, host_pid))
+    zygote = _Zygote(sock, tmp_root, iso, _Confines(cgroup, bpf, pids, uid_base))
     try:
         zygote.serve()
     finally:
@@ -460,3 +480,5 @@ def zygote_main(sock_fd: int) -> None:
             linux.remove_workdir(tmp_root)
         if cgroup is not None:
             cgroup.remove()
+        if claim is not None:  # held until here: our runs' uids are ours while any may still run
+            claim.close()
