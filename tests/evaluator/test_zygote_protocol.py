@@ -138,3 +138,14 @@ def test_a_runs_tmpfs_is_freed_before_its_end_is_told(slot):
     after = _run_dir_used_mb(slot)  # the next run's fresh tmpfs, or none yet
     os.close(fds.out_fd)
     assert exited.error == "" and during >= 200 and after < 10, (during, after)
+
+
+def test_a_zygote_of_other_code_is_refused_with_a_reason(slot):
+    """A zygote starts from the code on disk: one started by a trainer that imported older code (mcsweep
+    changed under a running campaign) answered with fields the trainer did not know, and the run failed
+    with the message alone. The refusal names the field and the likely cause."""
+    from mcsweep.evaluator.sandbox import SandboxError
+    from mcsweep.evaluator.sandbox.messages import Exited
+
+    with pytest.raises(SandboxError, match=r"unexpected keyword argument 'landlock'.*changed on disk"):
+        slot._parse({"run": 1, "status": 0, "landlock": True}, Exited)

@@ -138,8 +138,11 @@ class Slot:
     def _parse(self, obj: dict, reply: type[R]) -> R:
         try:
             return reply(**obj)
-        except TypeError as err:
-            raise SandboxError(f"zygote answered out of protocol: {obj!r:.80}") from err
+        except TypeError as err:  # a zygote starts from the code on disk, the grader runs what it imported
+            raise SandboxError(
+                f"zygote answered out of protocol ({err}): {obj!r:.80}; if mcsweep changed on disk since this "
+                "process started, its zygotes run the new code: start the process again"
+            ) from err
 
     def _send(self, message: ZygoteConfig | SpawnRequest | KillRequest, fds: list[int] | None = None) -> None:
         try:
