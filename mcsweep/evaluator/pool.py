@@ -103,6 +103,9 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
             del buffer[: cut + 1]
             searched = 0
             continue
+        if size > cap:  # only once the lines already whole are out: the child's first one came in the same
+            # read as a flood and was lost, and the run looked like the sandbox's failed setup
+            return got, _OVERFLOW
         searched = len(buffer)
         left = end - time.monotonic()
         if left <= 0 or not poller.poll(int(left * 1000) + 1):
@@ -112,13 +115,7 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
             return got, _EOF
         buffer += chunk
         size += len(chunk)
-        if size > cap:  # the lines already whole count: the child's first one came in the same read as a
-            # flood, and lost, the run looked like the sandbox's failed setup (a forged sandbox_error)
-            while len(got) < lines and (cut := buffer.find(b"\n")) >= 0:
-                got.append(bytes(buffer[:cut]))
-                del buffer[: cut + 1]
-            return got, _OVERFLOW if len(got) < lines else ""
-        if len(chunk) < SHORT_PIECE and b"\n" not in chunk:
+        if size <= cap and len(chunk) < SHORT_PIECE and b"\n" not in chunk:
             time.sleep(PACE_S)
     return got, ""
 

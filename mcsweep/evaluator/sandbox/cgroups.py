@@ -140,7 +140,7 @@ class Cgroup:
 PREFIX = "mcsweep-eval-"  # + the pid of the process the grader started (the zygote's waiting parent)
 
 
-def remove_stale(parent: str) -> None:
+def _remove_stale(parent: str) -> None:
     """Remove the empty cgroups that dead zygotes left under ``parent`` (a zygote SIGKILLed with its
     grader cannot remove its own); a live zygote's, or one with tasks, is left alone."""
     with contextlib.suppress(OSError):
@@ -161,38 +161,40 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _parent_dirs() -> dict[str, str]:
+    """Our own cgroup's directory per v1 controller, or under "" where /sys/fs/cgroup is cgroup2."""
+    own = _own_paths()
+    if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
+        return {"": os.path.join(ROOT, own[""].lstrip("/"))}
+    return {controller: os.path.join(ROOT, controller, own[controller].lstrip("/")) for controller in V1_CONTROLLERS}
+
+
 def remove_stale_cgroups() -> None:
     """Remove what dead zygotes left under our cgroup (called in the host's PID namespace, where their
     pids are seen: from a zygote's own namespace every other pid looked dead, and a zygote starting beside
     it lost the cgroup it had made and not yet entered)."""
     with contextlib.suppress(OSError, KeyError, ValueError):
-        own = _own_paths()
-        if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
-            remove_stale(os.path.join(ROOT, own[""].lstrip("/")))
-            return
-        for controller in V1_CONTROLLERS:
-            remove_stale(os.path.join(ROOT, controller, own[controller].lstrip("/")))
+        for parent in _parent_dirs().values():
+            _remove_stale(parent)
 
 
 def open_cgroup(name: str) -> tuple[Cgroup | None, str]:
     """A fresh cgroup ``name`` under ours (v2 when /sys/fs/cgroup is cgroup2, else v1), or why not."""
     try:
-        own = _own_paths()
-        if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
-            return _open_v2(name, own[""]), ""
-        return _open_v1(name, own), ""
+        parents = _parent_dirs()
+        return (_open_v2(name, parents[""]) if "" in parents else _open_v1(name, parents)), ""
     except (OSError, KeyError, ValueError) as err:
         return None, f"no cgroup ({err}): memory and process limits are per process (rlimits) only"
 
 
-def _open_v1(name: str, own: dict[str, str]) -> Cgroup:
+def _open_v1(name: str, parents: dict[str, str]) -> Cgroup:
     dirs = {}
     try:
-        for controller in V1_CONTROLLERS:
-            path = os.path.join(ROOT, controller, own[controller].lstrip("/"), name)
+        for controller, parent in parents.items():
+            path = os.path.join(parent, name)
             os.mkdir(path, 0o755)
             dirs[controller] = path
-    except (OSError, KeyError):
+    except OSError:
         Cgroup("v1", dirs).remove()
         raise
     cgroup = Cgroup("v1", dirs)
@@ -200,8 +202,7 @@ def _open_v1(name: str, own: dict[str, str]) -> Cgroup:
     return cgroup
 
 
-def _open_v2(name: str, own: str) -> Cgroup:
-    parent = os.path.join(ROOT, own.lstrip("/"))
+def _open_v2(name: str, parent: str) -> Cgroup:
     enabled = _read(os.path.join(parent, "cgroup.subtree_control")).split()
     missing = [c for c in ("memory", "pids") if c not in enabled]
     if missing:

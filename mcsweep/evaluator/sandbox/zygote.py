@@ -379,9 +379,8 @@ def _join_cgroup(iso: Isolation, host_pid: int) -> Cgroup | None:
 
 
 def _isolate(
-    config: ZygoteConfig, why_no_pid_namespace: str, host_pid: int
+    config: ZygoteConfig, user_namespace: bool, why_no_pid_namespace: str, host_pid: int
 ) -> tuple[Isolation, Cgroup | None, seccomp.Program | None]:
-    user_namespace = not linux.can_switch_uid() and not why_no_pid_namespace
     iso = linux.setup_isolation(config.hidden, user_namespace)
     iso.pid_namespace = not why_no_pid_namespace
     if iso.uid_switch or iso.user_namespace:
@@ -452,7 +451,8 @@ def zygote_main(sock_fd: int) -> None:
     pids = _PidDraw("no PID namespace of our own" if why_no_pid_namespace else "")
     # Without a uid per run, runs share ours: a non-dumpable zygote's memory (/proc/1/mem) is not theirs.
     linux.prctl(linux.PR_SET_DUMPABLE, 0)
-    iso, cgroup, bpf = _isolate(config, why_no_pid_namespace, host_pid)
+    user_namespace = not uid_switch and not why_no_pid_namespace
+    iso, cgroup, bpf = _isolate(config, user_namespace, why_no_pid_namespace, host_pid)
     iso.random_pids, iso.uid_base = pids.fd >= 0, uid_base
     if pids.why:
         iso.warnings.append(pids.why)
