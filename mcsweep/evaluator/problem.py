@@ -9,7 +9,6 @@ problem raises ``ProblemFormatError`` naming the field: it is a data bug, never 
 from __future__ import annotations
 
 import base64
-import binascii
 import io
 import json
 import pickle
@@ -19,6 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 MAX_DECOMPRESSED_BYTES = 1 << 30
+# What json.loads raises on text it refuses: JSONDecodeError, but also a bare ValueError (an integer longer
+# than CPython's 4,300-digit limit for int/str conversion) and RecursionError (nesting deeper than the
+# interpreter's recursion limit). Either escaped parse_problem as itself, not as ProblemFormatError, and the
+# data pipeline, which drops a problem only on ProblemFormatError, stopped on it.
+_JSON_ERRORS = (ValueError, RecursionError)
 
 
 class ProblemFormatError(ValueError):
@@ -68,11 +72,17 @@ def decode_private_tests(blob: str) -> Any:
         raw = inflater.decompress(packed, MAX_DECOMPRESSED_BYTES)
         if inflater.unconsumed_tail:
             raise ProblemFormatError(field, f"decompresses to more than {MAX_DECOMPRESSED_BYTES} bytes")
+        # A damaged pickle raises far more than UnpicklingError (ValueError, UnicodeDecodeError,
+        # OverflowError, TypeError, AttributeError, MemoryError: 20,000 one-byte corruptions of a pickled
+        # string): all of it is a malformed record.
         text = _StringOnlyUnpickler(io.BytesIO(raw)).load()
-    except (binascii.Error, UnicodeEncodeError, zlib.error, pickle.UnpicklingError, EOFError) as err:
-        raise ProblemFormatError(field, f"not base64/zlib/pickle data: {err}") from err
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", errors="strict")
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", errors="strict")
+    except ProblemFormatError:
+        raise
+    except Exception as err:
+        message = f"not base64/zlib/pickle data: {type(err).__name__}: {str(err)[:200]}"
+        raise ProblemFormatError(field, message) from err
     if not isinstance(text, str):
         raise ProblemFormatError(field, f"pickle holds {type(text).__name__}, expected a JSON string")
     return _json(field, text)
@@ -83,8 +93,8 @@ def _json(field: str, text: Any) -> Any:
         return text
     try:
         return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ProblemFormatError(field, f"invalid JSON ({err})") from err
+    except _JSON_ERRORS as err:
+        raise ProblemFormatError(field, f"invalid JSON ({type(err).__name__}: {str(err)[:200]})") from err
 
 
 def _strings(field: str, values: Any) -> list[str]:
@@ -92,8 +102,11 @@ def _strings(field: str, values: Any) -> list[str]:
         raise ProblemFormatError(field, f"expected a list, got {type(values).__name__}")
     out = []
     for k, value in enumerate(values):
-        if not isinstance(value, str):
-            value = json.dumps(value) if isinstance(value, (list, dict, int, float, bool)) else value
+        if not isinstance(value, str) and isinstance(value, (list, dict, int, float, bool)):
+            try:
+                value = json.dumps(value)
+            except _JSON_ERRORS as err:  # an int past the digit limit, nesting past the recursion limit
+                raise ProblemFormatError(f"{field}[{k}]", f"not JSON data: {type(err).__name__}") from err
         if not isinstance(value, str):
             raise ProblemFormatError(f"{field}[{k}]", f"expected a string, got {type(value).__name__}")
         out.append(value)
@@ -140,8 +153,9 @@ def _checked(problem: Problem, field: str) -> Problem:
                     continue
                 try:
                     json.loads(text)
-                except json.JSONDecodeError as err:
-                    raise ProblemFormatError(f"{field}.{name}[{k}]", f"not JSON: {err}: {text[:80]!r}") from err
+                except _JSON_ERRORS as err:  # no solution could pass: the child's json refuses it too
+                    message = f"not JSON: {type(err).__name__}: {str(err)[:200]}: {text[:80]!r}"
+                    raise ProblemFormatError(f"{field}.{name}[{k}]", message) from err
     return problem
 
 

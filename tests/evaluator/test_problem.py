@@ -81,3 +81,51 @@ def test_malformed_problems_name_the_field(record, field):
     with pytest.raises(ProblemFormatError) as info:
         parse_problem(record)
     assert info.value.field == field
+
+
+_BIG = "1" * 5000  # past CPython's 4,300-digit limit for int/str conversion: json.loads raises ValueError
+_DEEP = "[" * 100_000 + "]" * 100_000  # past the recursion limit: json.loads raises RecursionError
+
+
+def _call(inputs: list[str], outputs: list[str]) -> dict[str, str]:
+    return {"input_output": json.dumps({"inputs": inputs, "outputs": outputs, "fn_name": "f"})}
+
+
+@pytest.mark.parametrize(
+    ("record", "field"),
+    [
+        (_call(["1"], [_BIG]), "input_output.outputs[0]"),
+        (_call([_BIG], ["1"]), "input_output.inputs[0]"),
+        (_call(["1"], [_DEEP]), "input_output.outputs[0]"),
+        ({"input_output": '{"inputs": ["1"], "outputs": [' + _BIG + "]}"}, "input_output"),
+        ({"input_output": '{"inputs": ["1"], "outputs": ' + _DEEP + "}"}, "input_output"),
+        ({"input_output": {"inputs": ["1"], "outputs": [10**5000]}}, "input_output.outputs[0]"),
+    ],
+)
+def test_json_that_json_loads_refuses_is_a_problem_format_error(record, field):
+    """json.loads refuses a 5,000-digit integer with a bare ValueError and deep nesting with RecursionError;
+    both escaped parse_problem (and Evaluator.grade_many) as themselves, so the data pipeline, which drops a
+    problem only on ProblemFormatError, stopped on the first such problem."""
+    with pytest.raises(ProblemFormatError) as err:
+        parse_problem(record)
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"Vabc\npg\n.",  # ValueError
+        b"V\xe4b\x81\np\x80\n.",  # UnicodeDecodeError
+        b"\x8dabc\n\x8b0\n\xac",  # OverflowError
+        b"Vab]\n\x980\n.",  # TypeError
+        b"\x8eabc\n@\xf6\n.",  # MemoryError
+        b"\x80\x04G\x07\x00\x00\x00\x00\x00\x00\x00\x8c\x03Hbc\x94a",  # AttributeError
+        pickle.dumps(b"\xff"),  # bytes that are not UTF-8
+    ],
+)
+def test_a_damaged_private_test_pickle_is_a_problem_format_error(raw):
+    """One-byte corruptions of a pickled string raise these, not only UnpicklingError."""
+    blob = base64.b64encode(zlib.compress(raw)).decode()
+    with pytest.raises(ProblemFormatError) as err:
+        decode_private_tests(blob)
+    assert err.value.field == "private_test_cases"
