@@ -2,12 +2,28 @@
 
 Fences are parsed line by line (lines as Python reads them), so a closing fence is never mistaken for
 an opening one. A block labelled ``python``/``py``/``python3`` wins; an unlabelled block is used only
-when no labelled one exists; blocks in other languages are ignored.
+when no labelled one exists; blocks in other languages are ignored. Only the answer counts, not the
+reasoning before it: after the first ``</think>``; a completion that opened ``<think>`` and never closed it
+(cut off while reasoning) has no answer.
 """
 
 from __future__ import annotations
 
 _PYTHON_TAGS = {"python", "python3", "py"}
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+def answer_text(completion: str) -> str:
+    """The part of a completion a reader is shown as its answer: what follows the first ``</think>`` (the
+    reasoning ends there; LiveCodeBench's own extraction cuts at a ``</think>`` too, its last, which would cut
+    into an answer whose code holds the tag), or nothing while a ``<think>`` the completion opened is still
+    open. A draft block in the reasoning was graded: a completion cut off mid-thought, or one whose
+    answer held no code, was accepted on a draft it never gave as its answer."""
+    if THINK_CLOSE in completion:
+        return completion.split(THINK_CLOSE, 1)[1]
+    if completion.lstrip().startswith(THINK_OPEN):
+        return ""
+    return completion
 
 
 def _blocks(completion: str) -> list[tuple[str, str]]:
@@ -29,8 +45,8 @@ def _blocks(completion: str) -> list[tuple[str, str]]:
 
 
 def extract_code(completion: str) -> str | None:
-    """The last fenced python block (else the last unlabelled one); None when there is none."""
-    blocks = [(tag, body) for tag, body in _blocks(completion) if body.strip()]
+    """The last fenced python block (else the last unlabelled one) of the answer; None when there is none."""
+    blocks = [(tag, body) for tag, body in _blocks(answer_text(completion)) if body.strip()]
     python = [body for tag, body in blocks if tag in _PYTHON_TAGS]
     plain = [body for tag, body in blocks if tag == ""]
     chosen = python or plain

@@ -36,3 +36,29 @@ def test_only_newlines_end_a_line_as_in_python(sep):
 
 def test_windows_line_ends_are_read_as_newlines():
     assert extract_code("```python\r\nprint(1)\r\n```\r\n") == "print(1)\n"
+
+
+_DRAFT = "```python\nprint(int(input()) * 2)\n```\n"
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        f"<think>\nA draft:\n{_DRAFT}But what about the constraints? Let me reconsider",  # cut off mid-thought
+        f"<think>\n{_DRAFT}That works.\n</think>\nDouble the number.",  # the answer holds no code
+        f"A draft:\n{_DRAFT}</think>\nDouble the number.",  # the template opened <think> in the prompt
+    ],
+)
+def test_code_in_the_reasoning_is_not_the_answer(completion):
+    """A draft block in the reasoning was graded, and accepted, for completions that gave no code as
+    their answer (or no answer at all, cut off while reasoning)."""
+    assert extract_code(completion) is None
+
+
+def test_the_answer_after_the_reasoning_is_graded():
+    wrong = "```python\nprint(0)\n```\n"
+    assert extract_code(f"<think>\n{wrong}</think>\n{_DRAFT}") == "print(int(input()) * 2)\n"
+    assert extract_code(f"<think>\n{_DRAFT}</think>\n{wrong}") == "print(0)\n"
+    tagged = "```python\nprint('</think>')\n```\n"  # the tag in the answer's code: the reasoning ended before
+    assert extract_code(f"<think>\nhm\n</think>\n{tagged}") == "print('</think>')\n"
+    assert extract_code(f"Intro <think> is a tag.\n{_DRAFT}") == "print(int(input()) * 2)\n"  # no reasoning
