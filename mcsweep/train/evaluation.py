@@ -17,7 +17,7 @@ import torch
 from mcsweep.algo.diversity import group_diversity, per_sample_diversity
 from mcsweep.algo.truncation_mask import is_truncated
 from mcsweep.evaluator import Evaluator, GradeRequest
-from mcsweep.micro.world import prompt_messages
+from mcsweep.train.chat_format import PLAIN, ChatFormat
 from mcsweep.train.sampler import sample
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ class EvalSettings:
     sampler: str = "hf_generate"  # or "fast": mcsweep.train.sampler, generate's samples for the same seed
     train_length: int | None = None  # the run's current training length (after any extension)
     common_length: int | None = None  # the sweep's common evaluation length
+    chat: ChatFormat = PLAIN  # the prompts as the trainer renders them; how completions are read
 
 
 def eval_lengths(train_length: int, common_length: int | None, extra: Sequence[int]) -> tuple[int, ...]:
@@ -57,12 +58,10 @@ def stop_ids(model, tokenizer) -> list[int]:
 
 
 def _generate(model, tokenizer, problems: Sequence[dict], s: EvalSettings, max_len: int) -> list[Sample]:
-    texts = [
-        tokenizer.apply_chat_template(prompt_messages(p), tokenize=False, add_generation_prompt=True) for p in problems
-    ]
+    prompts = s.chat.prompt_ids(tokenizer, problems)
     stops = stop_ids(model, tokenizer)
     if s.sampler == "fast":
-        rows = [ids for ids in tokenizer(texts)["input_ids"] for _ in range(s.samples)]
+        rows = [ids for ids in prompts for _ in range(s.samples)]
         out = sample(
             model,
             rows,
@@ -72,7 +71,7 @@ def _generate(model, tokenizer, problems: Sequence[dict], s: EvalSettings, max_l
             pad_id=tokenizer.pad_token_id,
         )
         return [Sample(problems[i // s.samples], i % s.samples, ids) for i, ids in enumerate(out.completion_ids)]
-    enc = tokenizer(texts, return_tensors="pt", padding=True, padding_side="left").to(model.device)
+    enc = tokenizer.pad({"input_ids": prompts}, padding=True, padding_side="left", return_tensors="pt").to(model.device)
     out = model.generate(
         **enc,
         do_sample=True,
@@ -141,7 +140,7 @@ def grade_samples(
     requests = [
         GradeRequest(
             id=f"{n}",
-            completion=tokenizer.decode(views[n][2], skip_special_tokens=True),
+            completion=s.chat.graded_text(tokenizer.decode(views[n][2], skip_special_tokens=True)),
             input_output=views[n][1].problem["input_output"],
         )
         for n in first.values()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from trl.rewards import get_soft_overlong_punishment
 
 from mcsweep.evaluator import Evaluator, GradeRequest
+from mcsweep.train.chat_format import PLAIN, ChatFormat
 
 
 @dataclass
@@ -36,8 +37,9 @@ class ExecutionReward:
 
     __name__ = "execution"
 
-    def __init__(self, evaluator: Evaluator) -> None:
+    def __init__(self, evaluator: Evaluator, chat: ChatFormat = PLAIN) -> None:
         self.evaluator = evaluator
+        self.chat = chat  # how the prompts left the reasoning: a completion may start inside it
         self.last: RewardRecord | None = None
         self.total_seconds = 0.0
 
@@ -45,7 +47,7 @@ class ExecutionReward:
         start = time.perf_counter()
         ids = [f"{pid}#{i}" for i, pid in enumerate(problem_id)]
         requests = [
-            GradeRequest(id=i, completion=completion_text(c), input_output=io)
+            GradeRequest(id=i, completion=self.chat.graded_text(completion_text(c)), input_output=io)
             for i, c, io in zip(ids, completions, input_output, strict=True)
         ]
         duplicates = self.evaluator.duplicates

@@ -25,6 +25,7 @@ from mcsweep.micro.policy import PolicySpec, policy_path
 from mcsweep.micro.problems import WorldSpec
 from mcsweep.train import callbacks as cb
 from mcsweep.train import tracking
+from mcsweep.train.chat_format import ChatFormat
 from mcsweep.train.data import DataError, fitting_prompts, prompt_dataset, test_problems, train_problems
 from mcsweep.train.evaluation import EvalSettings, sample_completions
 from mcsweep.train.reward import ExecutionReward, ScaledOverlongPunishment
@@ -127,11 +128,13 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     recorded = store.read_json("temperature_probe.json")
     if recorded:
         return recorded["chosen"]
-    probe = problems[: t.probe_prompts]
+    probe, chat = problems[: t.probe_prompts], chat_format(cfg, tokenizer)
 
     def sample(temp: float):
         length, sampled = (cfg.context.max_completion_length,), t.sampling(temp)
-        settings = EvalSettings(cfg.batch.group_size, sampled, length, seed=cfg.seed, sampler=cfg.rollout.sampler)
+        settings = EvalSettings(
+            cfg.batch.group_size, sampled, length, seed=cfg.seed, sampler=cfg.rollout.sampler, chat=chat
+        )
         return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
 
     target, pilots = t.target_diversity, []
@@ -174,7 +177,8 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     """The trainer with mcsweep's callbacks; `args` is the GRPOConfig that `train` builds before it
     loads the model (see there); without it, `grpo_args` for the environment this process was launched in."""
     train, test = fitting_problems(cfg, store, tokenizer, world)
-    reward = ExecutionReward(evaluator)
+    chat = chat_format(cfg, tokenizer)
+    reward = ExecutionReward(evaluator, chat)
     mask = MaskSettings(
         cfg.masking.mode,
         cfg.masking.rho,
@@ -208,6 +212,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         seed=cfg.seed,
         sampler=cfg.rollout.sampler,
         common_length=cfg.context.common_length,
+        chat=chat,
     )
     for callback in (
         cb.ScheduleCallback(trainer, schedule, cfg.context.extend_to, cfg.context.extend_at_step),
@@ -223,14 +228,14 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
     ):
         trainer.add_callback(callback)
     if cfg.train.robustness_temperatures:
-        trainer.add_callback(robustness_callback(cfg, trainer, store, test, evaluator))
+        trainer.add_callback(robustness_callback(cfg, trainer, store, test, evaluator, chat))
     for callback in tracking.callbacks(cfg, store.path):
         trainer.add_callback(callback)
     return trainer
 
 
 def robustness_callback(
-    cfg: RunConfig, trainer, store: RunStore, test: list[dict], evaluator
+    cfg: RunConfig, trainer, store: RunStore, test: list[dict], evaluator, chat: ChatFormat
 ) -> cb.RobustnessEvalCallback:
     """The in-run temperature-robustness evaluations, with the settings `temperature_eval` uses: the
     configured training length, no common-length flag."""
@@ -242,9 +247,16 @@ def robustness_callback(
         prompts_per_batch=t.eval_prompts_per_batch,
         seed=cfg.seed,
         sampler=cfg.rollout.sampler,
+        chat=chat,
     )
     held = cb.HeldOut(store, test, evaluator, settings, share_root(cfg))
     return cb.RobustnessEvalCallback(trainer, held, t.robustness_temperatures, t.save_every)
+
+
+def chat_format(cfg: RunConfig, tokenizer) -> ChatFormat:
+    """The run's prompts as TRL renders them (the model's chat_template_kwargs), for every sampler
+    outside the trainer and for the reward."""
+    return ChatFormat.of(tokenizer, dict(cfg.model.chat_template_kwargs))
 
 
 def share_root(cfg: RunConfig) -> Path | None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import torch
 
+from mcsweep.train.chat_format import PLAIN
 from mcsweep.train.evaluation import EvalSettings, Sample
 
 FORMAT = 1  # bump when what a stored file holds, or what its key covers, changes
@@ -57,6 +58,8 @@ class SampleShare:
             "threads": torch.get_num_threads(),
             "torch": torch.__version__,
         }
+        if s.chat != PLAIN:  # keys of runs whose prompts take no chat-template kwargs stay as they were
+            fields["chat"] = [list(map(repr, s.chat.kwargs)), s.chat.reasoning_open]
         return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:32]
 
     def get(self, problems: Sequence[dict], s: EvalSettings) -> list[Sample] | None:

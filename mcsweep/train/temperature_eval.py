@@ -22,7 +22,7 @@ from mcsweep.config.schema import RunConfig, plain_dict
 from mcsweep.config.validate import validate_config
 from mcsweep.train.data import test_problems
 from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, stop_ids, summarize
-from mcsweep.train.run import load_policy, make_evaluator, policy_spec
+from mcsweep.train.run import chat_format, load_policy, make_evaluator, policy_spec
 from mcsweep.train.run_store import RunStore
 from mcsweep.train.tracking import log_eval_rows, log_run_store, start_wandb
 
@@ -72,7 +72,11 @@ def evaluate_at_temperatures(
         for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
             policy = model if path is None else load_checkpoint(cfg, path, model.device)
             s = EvalSettings(
-                samples or cfg.train.eval_samples, temp, (cfg.context.max_completion_length,), seed=cfg.seed + step
+                samples or cfg.train.eval_samples,
+                temp,
+                (cfg.context.max_completion_length,),
+                seed=cfg.seed + step,
+                chat=chat_format(cfg, tokenizer),
             )
             drawn = sample_completions(policy, tokenizer, problems, s)
             rows = grade_samples(drawn, s, tokenizer, evaluator, step, stop_ids(policy, tokenizer))
