@@ -101,6 +101,7 @@ class DataSource(StrEnum):
     micro = "micro"
     jsonl = "jsonl"
     hf = "hf"
+    deepcoder = "deepcoder"
 
 
 class MaskingMode(StrEnum):
@@ -349,7 +350,8 @@ class TemperatureConfig:
 
 @dataclass
 class DataConfig:
-    """`source`: micro (embedded sets), jsonl (a problem-record file) or hf (a hub dataset).
+    """`source`: micro (embedded sets), jsonl (a problem-record file), hf (a hub dataset of problem
+    records) or deepcoder (a local snapshot of agentica-org/DeepCoder-Preview-Dataset, converted on load).
 
     The test split comes from `test_source` (default: `source`) and `test_path` (default: `path`), so
     that a pipeline-built training file can be tested on the micro world's test split. `n_test`
@@ -359,10 +361,17 @@ class DataConfig:
     name: str = field(default="hard", metadata={"help": "The option's name (the data axis' label in the run card)."})
     source: DataSource = field(
         default=DataSource.micro,
-        metadata={"help": "Where training problems come from: micro (built in), jsonl (a file) or hf (a hub dataset)."},
+        metadata={
+            "help": "Where training problems come from: micro (built in), jsonl (a file), hf (a hub dataset of "
+            "problem records) or deepcoder (a DeepCoder-Preview-Dataset snapshot)."
+        },
     )
     train_set: str = field(
-        default="hard", metadata={"help": "The set's name: a micro set (easy, hard) or the hub dataset's split/subset."}
+        default="hard",
+        metadata={
+            "help": "The set's name: a micro set (easy, hard), the hub dataset's split, or DeepCoder's subsets "
+            "joined by + (primeintellect+taco+lcbv5)."
+        },
     )
     path: str | None = field(
         default=None, metadata={"help": "The JSONL file or hub dataset id (required unless source is micro)."}

@@ -38,9 +38,11 @@ def _read_jsonl(path: str) -> list[dict]:
     return records
 
 
-def _load(source: str, name: str, path: str | None, n: int | None, world: WorldSpec) -> list[dict]:
+def _load(source: str, name: str, path: str | None, n: int | None, world: WorldSpec, split: str) -> list[dict]:
     if source == "micro":
         return problem_set(name, world, n)
+    if source == "deepcoder":
+        return _deepcoder(path, name, split)[:n]
     if source == "jsonl":
         if not Path(path).exists():
             raise DataError(f"data file {path} does not exist")
@@ -55,8 +57,21 @@ def _load(source: str, name: str, path: str | None, n: int | None, world: WorldS
     return records
 
 
+def _deepcoder(root: str, subsets: str, split: str) -> list[dict]:
+    """DeepCoder's rows converted to problem records (its rows hold `problem`/`tests`/`metadata`, which
+    the hub loader cannot read as records): its subsets joined by `+`, each's `split` (train or test)."""
+    from mcsweep.data.loaders import load_deepcoder
+
+    if not Path(root).is_dir():
+        raise DataError(f"data.path={root}: no DeepCoder-Preview-Dataset snapshot there (a directory of <subset>/)")
+    try:
+        return [p.to_dict() for subset in subsets.split("+") for p in load_deepcoder(root, subset, split)]
+    except (ValueError, OSError) as err:  # an unknown subset, a missing file or column: the loader names it
+        raise DataError(f"DeepCoder at {root} ({subsets}, {split}): {err}") from err
+
+
 def train_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
-    return _load(cfg.source, cfg.train_set, cfg.path, cfg.n_train, world)
+    return _load(cfg.source, cfg.train_set, cfg.path, cfg.n_train, world, "train")
 
 
 def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
@@ -65,7 +80,7 @@ def test_problems(cfg: DataConfig, world: WorldSpec) -> list[dict]:
     The seed is the sweep's, not the run's, so every arm and seed of a sweep is tested on the same
     problems; the sample keeps the file's order, so a smaller `n_test` is not a prefix of a larger one."""
     source = cfg.test_source or ("jsonl" if cfg.test_path else cfg.source)
-    records = _load(source, cfg.test_set, cfg.test_path or cfg.path, None, world)
+    records = _load(source, cfg.test_set, cfg.test_path or cfg.path, None, world, "test")
     if cfg.n_test >= len(records):
         if cfg.n_test > len(records):
             log.warning(

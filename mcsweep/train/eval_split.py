@@ -9,7 +9,9 @@ many processes there are: N processes give the rows one process gives, each prob
 Weights sharded by ZeRO-3 are gathered once for the whole evaluation (TRL's
 `unwrap_model_for_generation`), so generation runs locally; under FSDP every layer's forward is
 collective, so every process runs the same number of generate calls (a process short of a batch
-repeats one and drops it), and transformers' `synced_gpus` keeps their decode steps in step.
+repeats one and drops it), and transformers' `synced_gpus` keeps their decode steps in step. Only
+then: under ZeRO-3 transformers would turn `synced_gpus` on by itself, and a process done with its
+batches would wait in `gather_object` while the others' decode steps waited for it.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def evaluate_split(
     from accelerate.utils import gather_object
     from trl.models.utils import unwrap_model_for_generation
 
+    s = dataclasses.replace(s, synced_gpus=lockstep and acc.num_processes > 1)
     parts = batches(problems, s.prompts_per_batch)
     mine = assigned(len(parts), acc.process_index, acc.num_processes)
     rounds = math.ceil(len(parts) / acc.num_processes) if lockstep else len(mine)

@@ -35,6 +35,10 @@ class EvalSettings:
     train_length: int | None = None  # the run's current training length (after any extension)
     common_length: int | None = None  # the sweep's common evaluation length
     chat: ChatFormat = PLAIN  # the prompts as the trainer renders them; how completions are read
+    # Every process's decode steps in step (FSDP, whose every forward is collective). Off otherwise, also
+    # under ZeRO-3, whose weights the evaluation gathers: transformers turns it on by itself there, and
+    # processes with different numbers of batches then met in mismatched collectives (a hang).
+    synced_gpus: bool = False
 
 
 def eval_lengths(train_length: int, common_length: int | None, extra: Sequence[int]) -> tuple[int, ...]:
@@ -82,6 +86,7 @@ def _generate(model, tokenizer, problems: Sequence[dict], s: EvalSettings, max_l
         num_return_sequences=s.samples,
         pad_token_id=tokenizer.pad_token_id,
         eos_token_id=stops,
+        synced_gpus=s.synced_gpus,
     )
     completions = out[:, enc["input_ids"].shape[1] :].tolist()
     return [

@@ -66,10 +66,7 @@ def test_prompt_ids_carry_the_kwargs_and_one_bos(tokenizer):
     assert "</think>" in tokenizer.decode(closed) and "</think>" not in tokenizer.decode(thinking)
 
 
-@pytest.mark.parametrize("sampler", ["hf_generate", "fast"])
-def test_evaluation_samples_from_the_prompts_the_trainer_renders(tokenizer, sampler):
-    """The held-out evaluation used to render prompts without the model's chat-template kwargs (Qwen3-1.7B's
-    `enable_thinking: false`): its test prompts were not the ones the policy trained on."""
+def tiny_model(tokenizer) -> Qwen3ForCausalLM:
     torch.manual_seed(0)
     config = Qwen3Config(
         vocab_size=len(tokenizer),
@@ -82,7 +79,14 @@ def test_evaluation_samples_from_the_prompts_the_trainer_renders(tokenizer, samp
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
     )
-    model = Qwen3ForCausalLM(config).eval()
+    return Qwen3ForCausalLM(config).eval()
+
+
+@pytest.mark.parametrize("sampler", ["hf_generate", "fast"])
+def test_evaluation_samples_from_the_prompts_the_trainer_renders(tokenizer, sampler):
+    """The held-out evaluation used to render prompts without the model's chat-template kwargs (Qwen3-1.7B's
+    `enable_thinking: false`): its test prompts were not the ones the policy trained on."""
+    model = tiny_model(tokenizer)
     seen: list[list[int]] = []
 
     def record(_module, args, kwargs):
@@ -96,6 +100,18 @@ def test_evaluation_samples_from_the_prompts_the_trainer_renders(tokenizer, samp
     settings = EvalSettings(1, 1.0, (4,), sampler=sampler, chat=chat)
     sample_completions(model, tokenizer, PROBLEMS[:2], settings)
     assert seen == chat.prompt_ids(tokenizer, PROBLEMS[:2])
+
+
+def test_generate_is_told_that_processes_need_not_decode_in_step(tokenizer):
+    """Left unsaid, transformers turns `synced_gpus` on under ZeRO-3 although the evaluation gathers the
+    weights; a process with fewer batches then waited in `gather_object` while the others' decode steps
+    waited for it (a hang at the first evaluation of an 8-GPU run). Only FSDP's lockstep asks for it."""
+    model = tiny_model(tokenizer)
+    asked: list[object] = []
+    generate = model.generate
+    model.generate = lambda **kwargs: asked.append(kwargs.get("synced_gpus", "unsaid")) or generate(**kwargs)
+    sample_completions(model, tokenizer, PROBLEMS[:1], EvalSettings(1, 1.0, (2,)))
+    assert asked == [False]
 
 
 def test_the_reward_grades_no_draft_from_a_reasoning_the_prompt_opened(tokenizer, evaluator):
