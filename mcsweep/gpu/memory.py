@@ -21,6 +21,10 @@ context) rather than deciding tight cases. Per training GPU it adds:
   and only the rest is the trainer's. In server mode vLLM runs on other GPUs; its need (weights
   over the tensor-parallel size plus the bf16 KV cache of one full-length sequence) is checked
   against its own share.
+Apart, the held-out evaluation's peak (HF `generate` between steps): the training state but the
+activations, the weights whole (gathered under ZeRO-3 and FSDP), and the KV cache of every row of one
+evaluation batch (`train.eval_prompts_per_batch` x samples) at the longest evaluation length. At 16
+prompts x 4 samples x (2K + 8K) tokens, Qwen3-4B's cache alone is ~90 GiB.
 Not counted: temporary buffers inside kernels, ZeRO-3's gathered layer, CPU offload, and the
 fp32 upcasts inside RMSNorm, so real peaks run higher; `benchmarks/device_check.py` prints this
 estimate beside the measured peak.
@@ -160,6 +164,7 @@ class Estimate:
     parts: dict[str, int] = field(default_factory=dict)
     vllm_share_bytes: int = 0
     vllm_need_bytes: int = 0
+    eval_bytes: int = 0  # the held-out evaluation's peak (see the module's docstring)
     warning: str = ""
 
     @property
@@ -180,7 +185,7 @@ class Estimate:
         return (
             f"{self.n_params / 1e9:.2f}B params, {self.strategy} on {self.gpus} GPU(s), micro-batch "
             f"{self.micro_batch} x {self.seq_len} tokens: trainer {self.total_bytes / GIB:.1f} GiB per GPU "
-            f"of {self.available_bytes / GIB:.1f} GiB ({parts}){vllm}"
+            f"of {self.available_bytes / GIB:.1f} GiB ({parts}){vllm}; evaluation {self.eval_bytes / GIB:.1f} GiB"
         )
 
 
@@ -201,6 +206,16 @@ def _training_parts(
     if with_ref:
         parts["reference"] = p * dtype_bytes // shard_weights
     return parts
+
+
+def _evaluation_bytes(cfg: RunConfig, shape: ModelShape, dtype_bytes: int, parts: dict[str, int]) -> int:
+    """The evaluation's peak per GPU: the resident training state, the whole weights, and generate's bf16
+    KV cache of one batch's rows at the longest evaluation length."""
+    t, c = cfg.train, cfg.context
+    rows = t.eval_prompts_per_batch * max(t.eval_samples, t.robustness_samples or 0)
+    tokens = c.max_prompt_length + max(*c.eval_lengths, c.common_length, c.longest_training_length)
+    resident = sum(v for k, v in parts.items() if k not in ("activations", "weights"))
+    return resident + shape.n_params * dtype_bytes + rows * tokens * shape.kv_bytes_per_token()
 
 
 def _suggestions(parts: dict[str, int], strategy: str, checkpointing: bool, micro_batch: int) -> str:
@@ -294,6 +309,14 @@ def check_fits(
             f"{r.tensor_parallel_size} + KV cache of one {seq_len}-token sequence) but "
             f"rollout.gpu_memory_utilization={r.gpu_memory_utilization} gives it "
             f"{vllm_share / GIB:.1f} GiB"
+        )
+    estimate.eval_bytes = _evaluation_bytes(cfg, shape, dtype_bytes, estimate.parts)
+    if estimate.eval_bytes > estimate.available_bytes:
+        problems.append(
+            f"the held-out evaluation needs ~{estimate.eval_bytes / GIB:.1f} GiB per GPU (generate's KV cache of "
+            f"train.eval_prompts_per_batch={cfg.train.eval_prompts_per_batch} prompts x their samples at the "
+            f"longest evaluation length, the weights whole); {estimate.available_bytes / GIB:.1f} GiB is free "
+            "for it: lower train.eval_prompts_per_batch"
         )
     estimate.warning = " | ".join(problems)
     return estimate

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from transformers import Qwen3Config, Qwen3ForCausalLM
@@ -15,6 +16,7 @@ from mcsweep.config.schema import (
     ModelConfig,
     RolloutConfig,
     RunConfig,
+    TrainConfig,
 )
 from mcsweep.gpu.memory import (
     GIB,
@@ -42,6 +44,7 @@ def run_config(**kw) -> RunConfig:
         batch=BatchConfig(train_batch=64, mini_batch=16, group_size=8),
         rollout=kw.pop("rollout", RolloutConfig()),
         kl_clip=kw.pop("kl_clip", KLClipConfig()),
+        train=kw.pop("train", TrainConfig(eval_prompts_per_batch=1)),  # an evaluation that fits beside it
         **kw,
     )
 
@@ -193,3 +196,30 @@ def test_shape_kv_bytes():
 )
 def test_launch_strategy_from_accelerate_variables(env, strategy):
     assert launch_strategy(env) == strategy
+
+
+def test_the_evaluation_peak_by_hand():
+    """Between steps HF generate keeps the KV cache of one evaluation batch's rows at the longest
+    evaluation length, beside the training state (not its activations) and the weights whole."""
+    cfg = run_config()
+    e = check_fits(cfg, 1, 80, micro_batch=1)
+    rows = cfg.train.eval_prompts_per_batch * cfg.train.eval_samples
+    kv_per_token = 2 * 28 * 8 * 128 * 2  # K and V, 28 layers, 8 KV heads x 128, bf16
+    state = e.parts["gradients"] + e.parts["optimizer"] + e.parts["overhead"] + 2 * P_1_7B
+    assert e.eval_bytes == state + rows * (1024 + 3072) * kv_per_token
+
+
+def test_the_paper_scale_evaluation_fits_and_a_larger_batch_is_named():
+    """At 16 test prompts per generate call (the micro default) the paper run's first evaluation would
+    run out of memory on an 80 GiB GPU beside colocated vLLM; the paper scale sets 2."""
+    from hydra import compose, initialize_config_dir
+
+    from mcsweep.config.validate import validate_config
+
+    conf = str(Path(__file__).resolve().parents[2] / "conf")
+    for overrides, fits in (([], True), (["train.eval_prompts_per_batch=16"], False)):
+        with initialize_config_dir(conf, version_base="1.3"):
+            cfg = validate_config(compose("config", overrides=["scale=paper", *overrides]))
+        e = check_fits(cfg, 8, 80, strategy="zero3")
+        assert e.fits == fits, e.warning
+        assert fits or "lower train.eval_prompts_per_batch" in e.warning
