@@ -158,19 +158,29 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
 
 
 def fitting_problems(cfg: RunConfig, store: RunStore, tokenizer, world: WorldSpec) -> tuple[list[dict], list[dict]]:
-    """Training and test problems whose prompts fit `context.max_prompt_length`; the dropped ones are
-    logged and counted in the run card (`prompt_filter`), never sent."""
+    """Training problems whose prompts fit `context.max_prompt_length` (the dropped ones are logged and
+    counted in the run card's `prompt_filter`, never sent to vLLM), and the whole test sample.
+
+    The test set is not filtered: the evaluation samples with HF generate, which has no prompt budget,
+    and a filtered one was a subset that depended on the tokenizer and template (Table 1's models were
+    scored on different problems). Its prompts over the budget are counted in the card all the same."""
     limit, kwargs = cfg.context.max_prompt_length, dict(cfg.model.chat_template_kwargs)
-    report, splits = {"max_prompt_length": limit}, {}
-    for split, problems in (("train", train_problems(cfg.data, world)), ("test", test_problems(cfg.data, world))):
-        splits[split], dropped = fitting_prompts(problems, tokenizer, limit, kwargs)
-        report[split] = {"kept": len(splits[split]), "dropped": len(dropped), "dropped_ids": dropped}
-        if dropped:
-            log.warning("%s: dropped %d of %d prompts longer than %d tokens", split, len(dropped), len(problems), limit)
-        if not splits[split]:
-            raise DataError(f"context.max_prompt_length={limit}: no {split} prompt fits")
+    train, dropped = fitting_prompts(train_problems(cfg.data, world), tokenizer, limit, kwargs)
+    if dropped:
+        log.warning(
+            "train: dropped %d of %d prompts longer than %d tokens", len(dropped), len(train) + len(dropped), limit
+        )
+    if not train:
+        raise DataError(f"context.max_prompt_length={limit}: no train prompt fits")
+    test = test_problems(cfg.data, world)
+    over = fitting_prompts(test, tokenizer, limit, kwargs)[1]
+    report = {
+        "max_prompt_length": limit,
+        "train": {"kept": len(train), "dropped": len(dropped), "dropped_ids": dropped},
+        "test": {"kept": len(test), "over_budget": len(over), "over_budget_ids": over},
+    }
     store.update_card(prompt_filter=report)
-    return splits["train"], splits["test"]
+    return train, test
 
 
 def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: Evaluator, world: WorldSpec, args=None):

@@ -60,7 +60,9 @@ def test_the_run_card_counts_what_was_dropped(tmp_path: Path, tokenizer, caplog)
     assert card["max_prompt_length"] == limit
     assert card["train"]["kept"] == len(train) and card["train"]["kept"] + card["train"]["dropped"] == 100
     assert card["train"]["dropped"] == len(card["train"]["dropped_ids"]) > 0
-    assert card["test"]["kept"] == len(test) and card["test"]["kept"] + card["test"]["dropped"] == 40
+    # The test sample is kept whole (its prompts over the budget only counted): every model is scored on it.
+    assert card["test"]["kept"] == len(test) == 40
+    assert card["test"]["over_budget"] == len(card["test"]["over_budget_ids"]) > 0
     assert f"train: dropped {card['train']['dropped']} of 100 prompts longer than {limit} tokens" in caplog.text
 
 
