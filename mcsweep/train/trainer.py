@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import torch
+from accelerate.utils import gather_object
 from trl import GRPOTrainer
 from trl.trainer.utils import add_fused_lm_head
 
@@ -315,8 +316,9 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         masked = truncation_mask.apply(advantages, decision)
         self.rollout_log.advantages_after = masked
         self.rollout_log.decision = decision
-        for name, value in truncation_mask.group_stats(decision, self.num_generations).items():
-            self._metrics["train"][name].append(value)
+        groups, rows = len(ids) // self.num_generations, len(ids)
+        stats = truncation_mask.group_stats(decision, self.num_generations)
+        self._log_over_ranks({k: (v, rows if k == "mask/masked_frac" else groups) for k, v in stats.items()})
         return masked
 
     def _normalise_without_masked(self, output: dict) -> None:
@@ -333,13 +335,31 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             output["completion_mask"] = mask * keep.to(mask.dtype)
             output["num_items_in_batch"] = kept
 
+    def _log_over_ranks(self, values: dict[str, tuple[float, int]]) -> None:
+        """Log each (mean, count) as the mean over every process's rows. TRL's `log` averages only the
+        local `_metrics`, and only rank 0 writes the run store: a rank's own mean was the metric, 1/N of
+        the rollout. A collective: every process calls it with the same names."""
+        names = sorted(values)
+        local = [[values[n][0] * values[n][1] for n in names] + [float(values[n][1]) for n in names]]
+        total = self.accelerator.gather(torch.tensor(local, dtype=torch.float64, device=self.accelerator.device))
+        sums = total.sum(0).tolist()
+        for i, name in enumerate(names):
+            self._metrics["train"][name].append(sums[i] / max(sums[len(names) + i], 1.0))
+
     def _log_diversity(self) -> None:
         ids = self.rollout_log.completion_ids
-        metrics = self._metrics["train"]
-        metrics["diversity/group_4gram"].append(mean_group_diversity(ids, self.num_generations, 4))
-        metrics["diversity/per_sample_4gram"].append(per_sample_diversity(ids, 4))
-        metrics["diversity/within_distinct2"].append(sum(distinct_n(x, 2) for x in ids) / max(len(ids), 1))
-        metrics["temperature"].append(self.temperature)
+        with_grams = sum(len(x) >= 4 for x in ids)  # per_sample_diversity's denominator
+        self._log_over_ranks(
+            {
+                "diversity/group_4gram": (
+                    mean_group_diversity(ids, self.num_generations, 4),
+                    len(ids) // self.num_generations,
+                ),
+                "diversity/per_sample_4gram": (per_sample_diversity(ids, 4), with_grams),
+                "diversity/within_distinct2": (sum(distinct_n(x, 2) for x in ids) / max(len(ids), 1), len(ids)),
+            }
+        )
+        self._metrics["train"]["temperature"].append(self.temperature)
 
     def _check_overlong_shaping(self) -> None:
         """Log the share of responses inside DAPO's penalty zone; on the first rollout, warn or fail
@@ -349,10 +369,14 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             return
         lengths = [len(x) for x in self.rollout_log.completion_ids]
         inside = sum(n > shaping.penalty_start for n in lengths) / max(len(lengths), 1)
-        self._metrics["train"]["overlong/penalised_frac"].append(inside)
+        self._log_over_ranks({"overlong/penalised_frac": (inside, len(lengths))})
         if self.state.global_step != 0 or self.overlong_start_check == "off":
             return
-        message = check_natural_length(lengths, shaping)
+        # Decided on the whole rollout, so that every process fails or none does (one rank raising
+        # while the others wait in the next collective is a hang, not a failure).
+        message = check_natural_length(
+            gather_object(lengths) if self.accelerator.num_processes > 1 else lengths, shaping
+        )
         if message and self.overlong_start_check == "fail":
             raise RuntimeError(message)
         if message:
