@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -45,9 +46,22 @@ class ScheduleCallback(BoundCallback):
     Completions buffered for later optimizer steps were sampled at the old temperature, so a change
     waits for the next generation (TRL's own condition, which also holds right after a resume)."""
 
-    def __init__(self, trainer, schedule: Schedule, extend_to: int | None, extend_at: int | None) -> None:
+    def __init__(
+        self,
+        trainer,
+        schedule: Schedule | None,
+        extend_to: int | None,
+        extend_at: int | None,
+        probe: Callable[[], Schedule] | None = None,
+    ) -> None:
         super().__init__(trainer)
-        self.schedule, self.extend_to, self.extend_at = schedule, extend_to, extend_at
+        self.schedule, self.extend_to, self.extend_at, self.probe = schedule, extend_to, extend_at, probe
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        """A schedule the diversity probe decides is made here, once the model is prepared."""
+        if self.schedule is None:
+            self.schedule = self.probe()
+            self.trainer.set_temperature(self.schedule.at(state.global_step))
 
     def on_step_begin(self, args, state, control, **kwargs):
         if not self.trainer.at_rollout_boundary():

@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from omegaconf import DictConfig
 
-from mcsweep.algo.temperature import choose, measured_target, probe_table, schedule_from_config
+from mcsweep.algo.temperature import Schedule, choose, measured_target, probe_table, schedule_from_config
 from mcsweep.config.schema import COMPARATORS, RunConfig
 from mcsweep.evaluator import Evaluator
 from mcsweep.gpu.batching import batch_layout
@@ -118,7 +118,9 @@ def reward_funcs(cfg: RunConfig, reward: ExecutionReward) -> list:
     return funcs
 
 
-def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], store: RunStore) -> float | None:
+def pick_temperature(
+    cfg: RunConfig, model, tokenizer, problems: list[dict], store: RunStore, synced_gpus: bool = False
+) -> float | None:
     """Diversity-determined temperature: probe D0(t) on a sample of training prompts before training.
 
     A resumed run reuses its recorded choice, so the temperature cannot change mid-run."""
@@ -133,7 +135,13 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     def sample(temp: float):
         length, sampled = (cfg.context.max_completion_length,), t.sampling(temp)
         settings = EvalSettings(
-            cfg.batch.group_size, sampled, length, seed=cfg.seed, sampler=cfg.rollout.sampler, chat=chat
+            cfg.batch.group_size,
+            sampled,
+            length,
+            seed=cfg.seed,
+            sampler=cfg.rollout.sampler,
+            chat=chat,
+            synced_gpus=synced_gpus,
         )
         return [s.ids for s in sample_completions(model, tokenizer, probe, settings)]
 
@@ -155,6 +163,22 @@ def pick_temperature(cfg: RunConfig, model, tokenizer, problems: list[dict], sto
     )
     log.info("diversity probe %s -> temperature %.2f", table, chosen)
     return chosen
+
+
+def probe_schedule(cfg: RunConfig, trainer, tokenizer, problems: list[dict], store: RunStore) -> Schedule:
+    """The diversity probe's schedule, run once accelerate has prepared the model: before that, ZeRO-3's
+    weights are shards (`zero3_init_flag`) and FSDP's are meta tensors above rank 0, and generate
+    failed. Every process probes with the whole weights (FSDP in step); rank 0's choice is everyone's."""
+    from accelerate.utils import broadcast_object_list
+    from trl.models.utils import unwrap_model_for_generation
+
+    acc = trainer.accelerator
+    synced = trainer.is_fsdp_enabled and acc.num_processes > 1
+    with unwrap_model_for_generation(trainer.model_wrapped, acc) as model:
+        chosen = pick_temperature(cfg, model, tokenizer, problems, store, synced_gpus=synced)
+    if acc.num_processes > 1:
+        chosen = broadcast_object_list([chosen])[0]
+    return schedule_from_config(cfg.temperature, chosen)
 
 
 def fitting_problems(cfg: RunConfig, store: RunStore, tokenizer, world: WorldSpec) -> tuple[list[dict], list[dict]]:
@@ -211,9 +235,10 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         cpu_bf16_update=cfg.train.cpu_bf16_update,
         overlong_start_check=cfg.algo.overlong_start_check,
     )
-    # The probe samples with the trainer's model, which is on the training device by now.
-    schedule = schedule_from_config(cfg.temperature, pick_temperature(cfg, trainer.model, tokenizer, train, store))
-    trainer.set_temperature(schedule.at(0))
+    schedule, probe = None, partial(probe_schedule, cfg, trainer, tokenizer, train, store)
+    if cfg.temperature.kind != "diversity":
+        schedule, probe = schedule_from_config(cfg.temperature), None
+        trainer.set_temperature(schedule.at(0))
     settings = EvalSettings(
         cfg.train.eval_samples,
         cfg.train.eval_temperature,
@@ -225,7 +250,7 @@ def build_trainer(cfg: RunConfig, store: RunStore, model, tokenizer, evaluator: 
         chat=chat,
     )
     for callback in (
-        cb.ScheduleCallback(trainer, schedule, cfg.context.extend_to, cfg.context.extend_at_step),
+        cb.ScheduleCallback(trainer, schedule, cfg.context.extend_to, cfg.context.extend_at_step, probe),
         cb.PhaseTimer(trainer),
         cb.EvalCallback(
             trainer,

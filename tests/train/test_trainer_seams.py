@@ -230,3 +230,34 @@ def test_the_diversity_probe_samples_each_candidate_times_the_unit(tiny_run, tmp
         assert probe["unit"] == unit and [r["temperature"] for r in probe["table"]] == [candidate]
         d0[candidate, unit] = probe["table"][0]["diversity"]
     assert d0[2.0, 0.025] == d0[0.05, 1.0] < d0[2.0, 1.0]
+
+
+def test_the_diversity_probe_runs_once_training_is_set_up(tiny_run, tmp_path):
+    """Probed while the trainer was built, generate met ZeRO-3's shards (`zero3_init_flag`) and FSDP's meta
+    tensors: the probe runs at train begin, on the prepared model, and its pick is the first rollout's."""
+    cfg, _ = tiny_run(
+        [
+            "temperature=diversity",
+            "temperature.probe_prompts=2",
+            "temperature.candidates=[0.05]",
+            "temperature.unit=1.0",
+            "context.max_completion_length=16",
+            "context.eval_lengths=[16]",
+            "context.repeat_window=4",
+            "train.steps=1",
+            "train.eval_at_start=false",
+            "train.eval_every=100",
+            "batch.train_batch=2",
+            "batch.mini_batch=2",
+            f"batch.group_size={G}",
+        ]
+    )
+    model, tokenizer = load_policy(cfg)
+    evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
+    store = RunStore(tmp_path / "run").create()
+    trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
+    assert not store.read_json("temperature_probe.json"), "probed before the model was prepared"
+    trainer.train()
+    evaluator.close()
+    assert store.read_json("temperature_probe.json")["chosen"] == 0.05
+    assert [r["temperature"] for r in store.rows("metrics") if "temperature" in r] == [0.05]
