@@ -274,8 +274,15 @@ def robustness_callback(
 ) -> cb.RobustnessEvalCallback:
     """The in-run temperature-robustness evaluations, with the settings `temperature_eval` uses: the
     configured training length, no common-length flag."""
+    held = cb.HeldOut(store, test, evaluator, robustness_settings(cfg, chat), share_root(cfg))
+    return cb.RobustnessEvalCallback(trainer, held, cfg.train.robustness_temperatures, cfg.train.save_every)
+
+
+def robustness_settings(cfg: RunConfig, chat: ChatFormat) -> EvalSettings:
+    """The temperature-robustness evaluations' settings, in the run and from its checkpoints alike (each
+    evaluation adds its step to the seed and sets its temperature)."""
     t = cfg.train
-    settings = EvalSettings(
+    return EvalSettings(
         t.robustness_samples or t.eval_samples,
         t.eval_temperature,
         (cfg.context.max_completion_length,),
@@ -284,8 +291,6 @@ def robustness_callback(
         sampler=cfg.rollout.sampler,
         chat=chat,
     )
-    held = cb.HeldOut(store, test, evaluator, settings, share_root(cfg))
-    return cb.RobustnessEvalCallback(trainer, held, t.robustness_temperatures, t.save_every)
 
 
 def chat_format(cfg: RunConfig, tokenizer) -> ChatFormat:

@@ -5,24 +5,28 @@
 Appends rows to the run's eval_samples.jsonl (with `temperature` and `step` = the checkpoint's
 training step; step 0 is the initial policy) and one summary row per (step, temperature) to
 evals.jsonl-compatible `temperature_evals.jsonl`. Pairs already evaluated are skipped, so an
-interrupted call resumes. With the run's tracker on, the rows are logged into the run's own W&B run
-(resumed by its id) and the run folder is uploaded as a new `run-store` artifact version.
+interrupted call resumes. The settings, batches and seeds are the in-run robustness evaluations'
+(`train.robustness_temperatures`), so a pair gives the same rows either way. With the run's tracker
+on, the rows are logged into the run's own W&B run (resumed by its id) and the run folder is uploaded
+as a new `run-store` artifact version.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 import torch
+from accelerate import Accelerator
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from mcsweep.config.schema import RunConfig, plain_dict
 from mcsweep.config.validate import validate_config
 from mcsweep.train.data import test_problems
-from mcsweep.train.evaluation import EvalSettings, grade_samples, sample_completions, stop_ids, summarize
-from mcsweep.train.run import chat_format, load_policy, make_evaluator, policy_spec
+from mcsweep.train.eval_split import evaluate_split
+from mcsweep.train.run import chat_format, load_policy, make_evaluator, policy_spec, robustness_settings
 from mcsweep.train.run_store import RunStore
 from mcsweep.train.tracking import log_eval_rows, log_run_store, start_wandb
 
@@ -65,23 +69,20 @@ def evaluate_at_temperatures(
     model = model.to("cuda" if torch.cuda.is_available() else "cpu")
     todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures if (s, t) not in _done(store)]
     evaluator = make_evaluator(cfg, shadow=False)
+    base = robustness_settings(cfg, chat_format(cfg, tokenizer))
+    if samples:
+        base = replace(base, samples=samples)
+    acc = Accelerator(cpu=not torch.cuda.is_available())
     card = store.read_json("run_card.json")
     run_id = card.get("run_id", run_dir.name)
     wandb_run = start_wandb(cfg, run_id, run_dir, plain_dict(cfg), card) if todo else None
     try:
         for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
             policy = model if path is None else load_checkpoint(cfg, path, model.device)
-            s = EvalSettings(
-                samples or cfg.train.eval_samples,
-                temp,
-                (cfg.context.max_completion_length,),
-                seed=cfg.seed + step,
-                chat=chat_format(cfg, tokenizer),
-            )
-            drawn = sample_completions(policy, tokenizer, problems, s)
-            rows = grade_samples(drawn, s, tokenizer, evaluator, step, stop_ids(policy, tokenizer))
+            s = replace(base, temperature=temp, seed=base.seed + step)
+            summaries, rows = evaluate_split(policy, tokenizer, acc, problems, evaluator, s, step)
             store.append("eval_samples", rows)
-            summary = {**summarize(rows, step, s.lengths[0], s.samples), "temperature": temp}
+            summary = {**summaries[0], "temperature": temp}
             store.append("temperature_evals", [summary])
             log_eval_rows("temperature_evals", [summary])
     finally:

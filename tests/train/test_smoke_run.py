@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pandas as pd
 import pytest
@@ -125,6 +126,20 @@ def test_in_run_robustness_evals_match_the_checkpoint_command(tiny_run):
     assert (extra.groupby(["step", "temperature"]).size() == 4 * 2).all()  # 4 problems x 2 samples
     # the checkpoint command finds these pairs done
     assert evaluate_at_temperatures(run_dir, [0.5, 2.0], steps=[0, 2], samples=2) == 0
+    # and, asked again from the checkpoints, draws the very same samples (settings, batches and seeds)
+    again = run_dir.parent / "again"
+    shutil.copytree(run_dir, again)
+    (again / "temperature_evals.jsonl").unlink()
+    keep = samples[[k != "temperatures" for k in kinds]]
+    keep.to_json(again / "eval_samples.jsonl", orient="records", lines=True)
+    assert evaluate_at_temperatures(again, [0.5, 2.0], steps=[0, 2]) == 4
+    redone = pd.read_json(again / "eval_samples.jsonl", lines=True).iloc[len(keep) :]
+
+    def key(frame):
+        columns = (frame["step"], frame["temperature"], frame["problem_id"], frame["sample"], map(tuple, frame["ids"]))
+        return sorted(zip(*columns, strict=True))
+
+    assert key(redone) == key(extra)
 
 
 def test_resume_drops_robustness_rows_past_the_checkpoint(tmp_path):
