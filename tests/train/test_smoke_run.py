@@ -111,6 +111,7 @@ def test_in_run_robustness_evals_match_the_checkpoint_command(tiny_run):
             "train.save_every=2",
             "train.robustness_temperatures=[0.5,2.0]",
             "train.robustness_samples=2",
+            "train.eval_prompts_per_batch=2",  # two batches, each with its own seed
             "context.max_completion_length=16",
             "context.eval_lengths=[16]",
             "context.repeat_window=4",
