@@ -36,5 +36,10 @@ def batch_layout(batch: BatchConfig, world: int, micro_batch: int | None = None)
             f"train.micro_batch: {micro} sequences x {world} GPU(s) must divide the "
             f"{per_update} sequences of an update (batch.mini_batch x batch.group_size)"
         )
+    if batch.train_batch % world:
+        raise ValueError(
+            f"batch.train_batch: {batch.train_batch} prompts must split evenly over {world} GPU(s): each process "
+            "must hold whole groups of G completions (the truncation mask and the diversity metrics count per group)"
+        )
     accumulation = per_update // (micro * world)
     return BatchLayout(micro, accumulation, batch.train_batch // batch.mini_batch * accumulation)

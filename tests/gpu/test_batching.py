@@ -51,3 +51,12 @@ def test_trl_agrees_on_one_process():
 def test_an_uneven_split_is_named():
     with pytest.raises(ValueError, match=r"train.micro_batch: 18 sequences x 7 GPU\(s\) must divide the 128"):
         batch_layout(PAPER, 7)
+
+
+def test_each_process_holds_whole_groups():
+    """6 prompts x G=4 over 4 GPUs splits an update evenly (24 sequences, 6 each) but not the groups: a
+    process would hold a group and a half, and the truncation mask's per-group counts failed on it."""
+    batch = BatchConfig(train_batch=6, mini_batch=6, group_size=4)
+    with pytest.raises(ValueError, match=r"batch.train_batch: 6 prompts must split evenly over 4 GPU\(s\)"):
+        batch_layout(batch, 4)
+    assert batch_layout(batch, 2).per_device_train_batch_size == 12
