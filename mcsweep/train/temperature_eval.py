@@ -49,6 +49,13 @@ def load_checkpoint(cfg: RunConfig, path: Path, device):
     """A checkpoint's policy with the run's dtype and attention, on the device the base policy uses."""
     from transformers import AutoModelForCausalLM
 
+    if not any(path.glob("*.safetensors")) and not any(path.glob("pytorch_model*.bin")):
+        raise SystemExit(
+            f"{path} holds no model weights to load (an FSDP run with fsdp_state_dict_type SHARDED_STATE_DICT "
+            "saves shards only): merge them first (`accelerate merge-weights <checkpoint>/pytorch_model_fsdp_0 "
+            "<checkpoint>`), or evaluate in the run with train.robustness_temperatures"
+        )
+
     return AutoModelForCausalLM.from_pretrained(
         path, dtype=getattr(torch, cfg.model.dtype), attn_implementation=cfg.model.attn_implementation
     ).to(device)

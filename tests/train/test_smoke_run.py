@@ -148,3 +148,13 @@ def test_resume_drops_robustness_rows_past_the_checkpoint(tmp_path):
     store.append("temperature_evals", [{"step": 0, "temperature": 0.5}, {"step": 4, "temperature": 0.5}])
     store.truncate_after(2)
     assert store.rows("temperature_evals") == [{"step": 0, "temperature": 0.5}]
+
+
+def test_a_checkpoint_without_model_weights_is_named(tmp_path):
+    """FSDP's sharded checkpoints hold no HF weights; from_pretrained's error did not say why."""
+    from mcsweep.config.schema import RunConfig
+    from mcsweep.train.temperature_eval import load_checkpoint
+
+    (tmp_path / "pytorch_model_fsdp_0").mkdir()
+    with pytest.raises(SystemExit, match="accelerate merge-weights"):
+        load_checkpoint(RunConfig(), tmp_path, "cpu")
