@@ -866,6 +866,40 @@ def test_terminal_injection_and_socket_families_beyond_unix_are_denied(hostile):
     assert probe(hostile, code, answer).passed
 
 
+def test_no_socket_holds_more_than_its_default_buffer(hostile):
+    """What a socket queues is kernel memory in no process's address space: RLIMIT_AS misses it, and
+    without a memory cgroup (a grader without root) nothing bounded it. A listening socket kept 1,500
+    connections whose clients had sent their fill and closed (333 MB behind one descriptor under a 128 MB
+    limit; up to 4096 of them, 8 MiB each with a grown send buffer); a socketpair end with its send buffer
+    grown to net.core.wmem_max held 8 MiB (219 MB a process); a bound datagram socket took 11 messages
+    from senders that each closed (2.1 MB a descriptor). listen, buffer sizes and datagram sockets are
+    denied; socketpairs of default size work (asyncio's, multiprocessing.Pipe)."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, socket\ngot = []\n"
+        "def listen():\n    s = socket.socket(socket.AF_UNIX)\n    s.bind('\\0rt-listen')\n    s.listen(8)\n"
+        "for name, call in [\n"
+        "    ('listen', listen),\n"
+        "    ('sndbuf', lambda: socket.socketpair()[0].setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 23)),\n"
+        "    ('rcvbuf', lambda: socket.socketpair()[0].setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 23)),\n"
+        "    ('dgram', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)),\n"
+        "    ('dgram_pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)),\n"
+        "    ('stream_pair', socket.socketpair),\n"
+        "    ('seqpacket_pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)),\n"
+        "]:\n"
+        "    try:\n        call()\n        got.append(name + ' ok')\n"
+        "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
+        "import asyncio\nasync def main():\n    return 'asyncio ok'\n"
+        "print(', '.join(got), asyncio.run(main()))\n"
+    )
+    answer = (
+        "listen EPERM, sndbuf EPERM, rcvbuf EPERM, dgram EPERM, dgram_pair EPERM, stream_pair ok, "
+        "seqpacket_pair ok asyncio ok"
+    )
+    assert probe(hostile, code, answer).passed, run(hostile, code).tests[0].error
+    assert "listen" in hostile.isolation.seccomp
+
+
 def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hostile):
     """Every run reads the same standard library: which of its pages are cached would be a store that
     outlives the run, its zygote and the grader (written by evicting and reading pages, read by probing
