@@ -186,6 +186,11 @@ class _Zygote:
         except Exception as err:
             errors.append(f"removing {self.workdir}: {err!r}")
         self.workdir = ""
+        try:
+            if self.cgroup is not None:  # after the unmount, before the run's end is told (as above)
+                self.cgroup.trim()
+        except Exception as err:
+            errors.append(f"trimming the cgroup: {err!r}")
         return "; ".join(errors)
 
     def sweep(self) -> None:
