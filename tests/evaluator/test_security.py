@@ -552,6 +552,24 @@ def test_no_run_can_change_the_limits_of_another_process(hostile):
     assert all(run(hostile, deep).passed for _ in hostile._all)
 
 
+def test_a_crash_reaches_no_core_handler_of_the_host(hostile):
+    """A core_pattern that pipes (systemd-coredump, apport: most distributions' default) ignores a core limit
+    of 0: a run that made itself dumpable and crashed started the handler as root in the host's namespaces
+    and piped it its memory (222 MB a crash, either mode, with a handler of ours in core_pattern). The
+    kernel skips a piped dump only for a soft limit of exactly 1; runs get 1 (too small for a core file)
+    and cannot change it, to 0 least of all."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, resource\nC = resource.RLIMIT_CORE\ngot = [resource.getrlimit(C)]\n"
+        "for call in (lambda: resource.setrlimit(C, (0, 1)), lambda: resource.prlimit(0, C, (0, 0))):\n"
+        "    try:\n        call()\n        got.append('lowered')\n"
+        "    except OSError as err:\n        got.append(errno.errorcode[err.errno])\n"
+        "    except ValueError:\n        got.append('refused')\n"  # Python's word for setrlimit's EPERM
+        "got.append(resource.prlimit(0, C))\nprint(*got)\n"
+    )
+    assert probe(hostile, code, "(1, 1) refused EPERM (1, 1)").passed, run(hostile, code).tests[0].error
+
+
 def test_a_zygote_that_cannot_set_up_runs_is_replaced_and_its_solution_is_a_sandbox_error():
     """A run's setup that fails before the solution runs is the sandbox's failure: that solution gets
     ``sandbox_error`` and the slot a fresh zygote, so a zygote left unable to start runs (its descriptor

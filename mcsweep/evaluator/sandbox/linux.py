@@ -473,6 +473,12 @@ def close_all(fds: list[int]) -> None:
 # (and a trainer's under the same user), and one run that queued ~96k blocked signals left the grader
 # none (timer_create: EAGAIN). A run's own limit caps what it can add to its uid's count.
 PER_UID_QUOTAS = ((resource.RLIMIT_SIGPENDING, 64), (resource.RLIMIT_MSGQUEUE, 0), (resource.RLIMIT_MEMLOCK, 0))
+# No core dump, to a file or to a pipe. A pipe (core_pattern "|...": systemd-coredump, apport, the default
+# on most distributions) ignores a limit of 0: a run that made itself dumpable (prctl, or any exec) and
+# crashed started the helper as root in the host's namespaces and piped it its memory (222 MB, either
+# mode). The kernel skips a piped dump only for a soft limit of exactly 1 (its guard against recursive
+# dumps), and a file dump needs a page; the filter denies changing this limit (lowering it to 0 too).
+RLIMIT_CORE_NONE = 1
 
 
 def set_limits(limits: Limits, extra_files: int) -> None:
@@ -484,7 +490,7 @@ def set_limits(limits: Limits, extra_files: int) -> None:
         (resource.RLIMIT_FSIZE, out),
         (resource.RLIMIT_NOFILE, limits.nofile + extra_files),
         (resource.RLIMIT_NPROC, limits.nproc),
-        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_CORE, RLIMIT_CORE_NONE),
         (resource.RLIMIT_CPU, cpu),
         *PER_UID_QUOTAS,
     ):

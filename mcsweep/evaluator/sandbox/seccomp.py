@@ -153,6 +153,7 @@ CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000
 
 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+RLIMIT_CORE = 4
 
 
 class _SockFprog(ctypes.Structure):
@@ -198,6 +199,13 @@ def build_filter() -> tuple[bytes, list[str], str]:
         # prlimit on another process needs only the same uid: without a uid per run, a run lowered its
         # zygote's limits (pid 1 of its PID namespace), and every later run on the slot inherited them.
         flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", pyseccomp.Arg(0, pyseccomp.NE, 0))
+        # Nor its own core limit, which is 1 (``linux.RLIMIT_CORE_NONE``): lowered to 0, a crash is piped to
+        # the host's core handler (systemd-coredump, apport), a root process outside the sandbox.
+        limit = pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, RLIMIT_CORE)
+        flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", limit, pyseccomp.Arg(2, pyseccomp.NE, 0))
+        flt.add_rule(
+            pyseccomp.ERRNO(errno.EPERM), "setrlimit", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, 0xFFFFFFFF, RLIMIT_CORE)
+        )
         for flag in CLONE_NAMESPACE_FLAGS:
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
         flt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
@@ -212,6 +220,7 @@ def build_filter() -> tuple[bytes, list[str], str]:
             "preadv2/pwritev2(RWF_NOWAIT)",
             "madvise(MADV_COLD/MADV_PAGEOUT)",
             "prlimit64(another process)",
+            "prlimit64/setrlimit(RLIMIT_CORE)",
             "ioctl(namespace ids)",
             *(f"getsockopt({name})" for name in DENIED_SOCKOPTS),
             "statx(STATX_MNT_ID_UNIQUE)",
