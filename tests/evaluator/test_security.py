@@ -791,6 +791,20 @@ def test_a_run_cannot_use_up_a_per_uid_quota_it_would_share_with_the_grader(host
     assert probe(hostile, code, "True 64 [0, 0]").passed, run(hostile, code).tests[0].error
 
 
+def test_a_run_cannot_schedule_itself_above_the_grader(hostile):
+    """Scheduling limits are inherited: under a grader started with realtime or nice allowances, a run
+    could take SCHED_FIFO or nice -20 and starve the grader's CPU and its zygote's. Both limits are 0 (on
+    this machine the grader's are 0 too, so this guards the setting, not a difference seen here)."""
+    code = (
+        "import os, resource\ngot = [resource.getrlimit(r) for r in (resource.RLIMIT_RTPRIO, resource.RLIMIT_NICE)]\n"
+        "for call in (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1)),\n"
+        "             lambda: os.setpriority(os.PRIO_PROCESS, 0, -5)):\n"
+        "    try:\n        call()\n        got.append('allowed')\n    except PermissionError:\n"
+        "        got.append('EPERM')\nprint(got)\n"
+    )
+    assert probe(hostile, code, "[(0, 0), (0, 0), 'EPERM', 'EPERM']").passed, run(hostile, code).tests[0].error
+
+
 def test_each_run_is_the_oom_killers_first_pick(hostile):
     """Without root a zygote's child is not dumpable, so its /proc files were root's and its write of 1000
     to oom_score_adj failed, unsaid: runs kept the grader's score, and the host's OOM killer took the

@@ -479,6 +479,9 @@ PER_UID_QUOTAS = ((resource.RLIMIT_SIGPENDING, 64), (resource.RLIMIT_MSGQUEUE, 0
 # mode). The kernel skips a piped dump only for a soft limit of exactly 1 (its guard against recursive
 # dumps), and a file dump needs a page; the filter denies changing this limit (lowering it to 0 too).
 RLIMIT_CORE_NONE = 1
+# No scheduling above the grader's: the limits are inherited, so a grader started with raised ones (a
+# cluster's realtime or nice allowances) gave runs SCHED_FIFO or nice -20, to starve its CPU and the zygote's.
+SCHEDULING = ((resource.RLIMIT_RTPRIO, 0), (resource.RLIMIT_NICE, 0))
 
 
 def set_limits(limits: Limits, extra_files: int) -> None:
@@ -493,6 +496,7 @@ def set_limits(limits: Limits, extra_files: int) -> None:
         (resource.RLIMIT_CORE, RLIMIT_CORE_NONE),
         (resource.RLIMIT_CPU, cpu),
         *PER_UID_QUOTAS,
+        *SCHEDULING,
     ):
         resource.setrlimit(res, (value, value))
 
