@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from mcsweep.evaluator import Evaluator, GradeRequest, api, pool
-from mcsweep.evaluator.sandbox import UID_BASE, SandboxError, grader_trees
+from mcsweep.evaluator.sandbox import UID_BASE, SandboxError, grader_trees, linux
 from mcsweep.evaluator.sandbox.limits import UID_BLOCKS
 
 ONE_IO = json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]})
@@ -751,6 +751,44 @@ def test_a_flood_behind_the_first_report_line_does_not_hide_it(hostile):
     )
     verdicts = {run(hostile, code).verdict for _ in range(20)}
     assert verdicts == {"runtime_error"} and hostile.sandbox_errors == before, verdicts
+
+
+URGENT_THEN_SLEEP = (
+    "import os, socket, stat, time\nfor fd in range(3, 64):\n    try:\n"
+    "        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+    "            s = socket.socket(fileno=fd)\n            s.send(b'x', socket.MSG_OOB)\n            s.detach()\n"
+    "    except OSError:\n        pass\ntime.sleep({sleep})\nprint(3)\n"
+)
+
+
+def test_an_urgent_byte_on_the_report_channel_cannot_hold_the_grader_past_the_wall_limit(hostile):
+    """An urgent byte (``send(MSG_OOB)``, unix stream sockets since Linux 5.15) makes the grader's end
+    readable for ``poll`` while a plain read finds no data and, blocking, waited for the child's next byte:
+    a solution that sent one and slept held its grader thread for as long as it slept, past the wall and
+    total limits (a 1 s test held it 20 s; sleeping forever, forever, and the batch with it). The grader's
+    end is read without blocking, urgent bytes inline, so the wall limit holds and an urgent byte is a
+    write to the report channel like any other."""
+    start = time.monotonic()
+    result = run(hostile, URGENT_THEN_SLEEP.format(sleep=10))
+    took = time.monotonic() - start
+    assert result.verdict == "time_limit" and took < 4.0, (result, took)
+    before = hostile.sandbox_errors  # the byte lands before the outcome line: the solution's own doing
+    assert run(hostile, URGENT_THEN_SLEEP.format(sleep=0)).verdict == "runtime_error"
+    assert hostile.sandbox_errors == before
+    for after in (b"", b'{"status": "ok"}\n'):
+        child_fds, grader_fds = linux.run_fds()  # the channel as a run gets it
+        theirs = socket.socket(fileno=child_fds[1])
+        theirs.send(b'{"status": "compiled"}\n')
+        theirs.send(b"x", socket.MSG_OOB)
+        if after:
+            theirs.send(after)
+        start = time.monotonic()
+        got = pool.read_report(grader_fds[1], 1 << 16, 0.5)
+        assert time.monotonic() - start < 2.0, got
+        second = [b'x{"status": "ok"}'] if after else []
+        assert got == ([b'{"status": "compiled"}', *second], "" if after else "timeout")
+        theirs.close()
+        linux.close_all([child_fds[0], child_fds[2], *grader_fds])
 
 
 def test_no_run_reads_a_counter_of_the_runs_before_it(hostile):

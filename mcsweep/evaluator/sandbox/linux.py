@@ -458,6 +458,9 @@ def run_fds() -> tuple[list[int], list[int]]:
     job_r, job_w = os.pipe()
     grader_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     grader_end.shutdown(socket.SHUT_WR)  # the child reads nothing from its end
+    # An urgent byte (send MSG_OOB) is data like any other, read in its place: out of line, it left the
+    # grader's end readable for poll with nothing for a read (which, blocking, waited past every limit).
+    grader_end.setsockopt(socket.SOL_SOCKET, socket.SO_OOBINLINE, 1)
     res_r, res_w = grader_end.detach(), child_end.detach()
     out = os.memfd_create("stdout")
     return [job_r, res_w, out], [job_w, res_r, os.dup(out)]
