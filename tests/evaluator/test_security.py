@@ -791,6 +791,24 @@ def test_an_urgent_byte_on_the_report_channel_cannot_hold_the_grader_past_the_wa
         linux.close_all([child_fds[0], child_fds[2], *grader_fds])
 
 
+def test_a_program_the_graders_process_starts_holds_no_descriptor_of_a_run():
+    """The grader received each run's descriptors (payload pipe, report socket, output memfd) without
+    close-on-exec, so a program its process started while a run was pending (``os.system``, a spawn that
+    keeps descriptors) held the payload pipe's write end: the child, reading its payload to the end, waited
+    for that program, and an honest solution was a time_limit."""
+    with Evaluator(workers=1, timeout_s=1.0, total_timeout_s=3.0) as ev:
+        code = "a, b = map(int, input().split())\nprint(a + b)\n"
+        assert run(ev, code).passed
+        pending = ev._all[0].pending
+        assert pending is not None and all(not os.get_inheritable(fd) for fd in vars(pending[1]).values())
+        helper = subprocess.Popen(["sleep", "4"], close_fds=False)
+        try:
+            assert run(ev, code).passed
+        finally:
+            helper.kill()
+            helper.wait()
+
+
 def test_no_run_reads_a_counter_of_the_runs_before_it(hostile):
     """Counters the kernel hands out once tell how many runs came before, and socket cookies are a store:
     per CPU, moved by nothing else, so a run set its CPU's to its test's index with as many sockets and a

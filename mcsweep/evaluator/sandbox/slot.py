@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import contextlib
 import functools
 import json
@@ -72,6 +73,19 @@ def _cpu_s(pid: int) -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def _recv_fds(sock: socket.socket, size: int, most: int) -> tuple[bytes, list[int]]:
+    """One message and the descriptors attached to it, each close-on-exec: inherited, a program the grader's
+    process started meanwhile (``os.system``, a spawn that keeps descriptors) held the pending run's payload
+    pipe open, and the run's child, reading its payload to the end, waited for that program. (The standard
+    library's ``socket.recv_fds`` drops the flags it is given.)"""
+    msg, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_LEN(most * 4), socket.MSG_CMSG_CLOEXEC)
+    fds = array.array("i")
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+    return msg, list(fds)
+
+
 @functools.cache
 def _syscall_filter() -> tuple[bytes, list[str], str]:
     return seccomp.build_filter()
@@ -115,7 +129,7 @@ class Slot:
         """One message from the zygote and the descriptors attached to it (TimeoutError after ``timeout``)."""
         self.sock.settimeout(timeout)
         try:
-            msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 3)
+            msg, fds = _recv_fds(self.sock, 1 << 16, 3)
         except TimeoutError:
             raise
         except OSError as err:
