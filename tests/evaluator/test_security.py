@@ -795,7 +795,7 @@ def test_a_program_the_graders_process_starts_holds_no_descriptor_of_a_run():
     """The grader received each run's descriptors (payload pipe, report socket, output memfd) without
     close-on-exec, so a program its process started while a run was pending (``os.system``, a spawn that
     keeps descriptors) held the payload pipe's write end: the child, reading its payload to the end, waited
-    for that program, and an honest solution was a time_limit."""
+    for that program, and an honest solution was a time_limit. A process forked without exec held them too."""
     with Evaluator(workers=1, timeout_s=1.0, total_timeout_s=3.0) as ev:
         code = "a, b = map(int, input().split())\nprint(a + b)\n"
         assert run(ev, code).passed
@@ -807,6 +807,15 @@ def test_a_program_the_graders_process_starts_holds_no_descriptor_of_a_run():
         finally:
             helper.kill()
             helper.wait()
+        forked = os.fork()  # a helper forked without exec (multiprocessing's default on Linux)
+        if forked == 0:
+            time.sleep(4)
+            os._exit(0)
+        try:
+            assert run(ev, code).passed
+        finally:
+            os.kill(forked, signal.SIGKILL)
+            os.waitpid(forked, 0)
 
 
 def test_no_run_reads_a_counter_of_the_runs_before_it(hostile):

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import weakref
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -91,6 +92,24 @@ def _syscall_filter() -> tuple[bytes, list[str], str]:
     return seccomp.build_filter()
 
 
+_SLOTS: weakref.WeakSet[Slot] = weakref.WeakSet()
+
+
+def _drop_in_forked_child() -> None:
+    """In a process forked from the grader's (``multiprocessing``, a library's helper pool): close every
+    slot's zygote socket and pending run. Kept, they held the pending run's payload pipe open (its child,
+    reading its payload to the end, waited, and an honest solution was a time_limit) and the zygote's
+    socket (it saw no end of its grader). A forked copy of an evaluator grades nothing."""
+    for slot in list(_SLOTS):
+        if slot.pending is not None:
+            slot.pending[1].close()
+            slot.pending = None
+        slot.sock.close()
+
+
+os.register_at_fork(after_in_child=_drop_in_forked_child)
+
+
 class Slot:
     """Grader-side handle on one zygote: take a child with pipes; learn its end (killing it after a grace)."""
 
@@ -115,6 +134,7 @@ class Slot:
         self.killed = False  # whether the last run `exited` waited for had to be killed
         self.limits = Limits()
         self.sock = ours
+        _SLOTS.add(self)
         try:
             self._send(config)
             obj, _ = self._recv_fds(start_timeout)
