@@ -1788,3 +1788,53 @@ def test_a_grader_without_root_whose_proc_is_partly_covered_grades_with_no_proc_
     out = subprocess.run([*prefix, sys.executable, "-c", grader], capture_output=True, text=True, env=env, cwd="/")
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["accepted", "accepted", "True", "False", "True"], out.stdout + out.stderr[-3000:]
+
+
+TREE_BURN = (
+    "import os, time\n"
+    "def busy(seconds):\n"
+    "    start = time.process_time()\n"
+    "    while time.process_time() - start < seconds:\n"
+    "        pass\n"
+    "r, w = os.pipe()\n"
+    "if os.fork() == 0:\n"  # a helper the run waits for
+    "    busy(0.3)\n"
+    "    os._exit(0)\n"
+    "if os.fork() == 0:\n"  # a helper that leaves a busy orphan behind and exits at once
+    "    if os.fork() == 0:\n"
+    "        busy(0.3)\n"
+    "        os.write(w, b'x')\n"
+    "        os._exit(0)\n"
+    "    os._exit(0)\n"
+    "os.wait()\n"
+    "os.wait()\n"
+    "os.read(r, 1)\n"
+    "print('done')\n"
+)
+
+
+def test_the_cpu_time_of_a_runs_whole_tree_is_counted_without_a_cgroup_too():
+    """The CPU limit bounds a test's whole process tree. As root its cgroup counts the tree; without root
+    there is none, and nothing counted it (0 s, whatever the run's processes spent): a solution could fork
+    busy helpers and, where its processes are not held to one CPU (a grader with one worker), pass a test
+    that needs several times its CPU limit. The zygote, init of the runs' PID namespace, reaps every process
+    of a run: their time is its children's, the helpers' and the orphan's here (0.6 s)."""
+    from mcsweep.evaluator.sandbox import Limits, Slot
+    from mcsweep.evaluator.sandbox.messages import Payload, encode
+
+    slot = Slot()
+    try:
+        if not (slot.isolation.cgroup or slot.isolation.pid_namespace):
+            pytest.skip(f"containment needs root or user namespaces here: {slot.isolation.errors}")
+        run_id, fds = slot.take_run(Limits(timeout_s=30.0))
+        os.write(fds.job_w, encode(Payload(TREE_BURN, "", None, 0)))
+        os.close(fds.job_w)
+        while os.read(fds.res_r, 1 << 16):
+            pass
+        os.close(fds.res_r)
+        exited = slot.exited(run_id, grace=60.0)
+        assert os.pread(fds.out_fd, 100, 0) == b"done\n"
+        os.close(fds.out_fd)
+    finally:
+        slot.close()
+    assert exited.cpu_s >= 0.55, exited
