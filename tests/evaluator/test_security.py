@@ -1838,3 +1838,15 @@ def test_the_cpu_time_of_a_runs_whole_tree_is_counted_without_a_cgroup_too():
     finally:
         slot.close()
     assert exited.cpu_s >= 0.55, exited
+
+
+def test_a_single_workers_runs_are_held_to_one_cpu_too():
+    """A grader with one worker has neighbours all the same: the trainer beside it, other jobs of the node.
+    Its runs were not pinned, so a solution's processes (up to ``nproc``) spread over every CPU the grader
+    may use, for each test's whole wall time (2 of 2 here; 6 busy helpers, 6 cores of a node)."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("a single CPU here: nothing to spread over")
+    with Evaluator(workers=1, timeout_s=5.0) as ev:
+        needs_isolation(ev)
+        assert ev._all[0].isolation.cpu in os.sched_getaffinity(0)
+        assert probe(ev, "import os\nprint(len(os.sched_getaffinity(0)))\n", "1").passed
