@@ -115,7 +115,7 @@ class _Zygote:
             ipc = self.iso.ipc_namespace
             setup = ChildSetup(self.workdir, self.uid, limits, self.bpf, ipc, self.hide_sys, self.iso.landlock)
             self.pids.draw()
-            self.reaped_cpu_s = _reaped_cpu_s()
+            self.reaped_cpu_s, self.tree_cpu_s = _reaped_cpu_s(), 0.0
             pid = os.fork()
             if pid == 0:
                 self.sock.close()
