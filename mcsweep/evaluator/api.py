@@ -155,9 +155,8 @@ class Evaluator:
         """A CPU per worker, in turn over those this process may use, so that a solution's busy processes
         share its own worker's CPU and slow no other worker's solution (workers beyond the CPUs share).
         The turn starts at this process's pid, so that evaluators of runs side by side spread out. One
-        worker has no neighbour to protect: not pinned (-1)."""
-        if workers < 2:
-            return [-1] * workers
+        worker is pinned too: its neighbours are the trainer's and other jobs' processes, and unpinned a
+        solution's processes spread over every CPU the grader may use."""
         allowed = sorted(os.sched_getaffinity(0))
         start = os.getpid()
         return [allowed[(start + i) % len(allowed)] for i in range(workers)]

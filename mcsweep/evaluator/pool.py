@@ -90,8 +90,11 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
     wrote its report a byte at a time, each once the last was read, kept a grader thread busy for the
     test's whole wall time (0.87 s of the grader's CPU a test, an honest solution beside it starved past
     its limit). After a short piece with no line end the reader waits ``PACE_S``, so such a child
-    costs at most one wake-up per ``PACE_S``; a line written at once arrives whole and waits for nothing."""
+    costs at most one wake-up per ``PACE_S``; a line written at once arrives whole and waits for nothing.
+    Never blocks: ``poll`` can call the descriptor readable when a read finds nothing (a unix socket's
+    urgent byte, ``MSG_OOB``: a blocking read then waited for the child's next byte, past every limit)."""
     end = time.monotonic() + timeout
+    os.set_blocking(fd, False)
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     got: list[bytes] = []
@@ -110,7 +113,11 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
         left = end - time.monotonic()
         if left <= 0 or not poller.poll(int(left * 1000) + 1):
             return got, _TIMEOUT
-        chunk = os.read(fd, min(1 << 20, cap + 1 - size))
+        try:
+            chunk = os.read(fd, min(1 << 20, cap + 1 - size))
+        except BlockingIOError:  # readable for poll, nothing to read: paced like a short piece
+            time.sleep(PACE_S)
+            continue
         if not chunk:
             return got, _EOF
         buffer += chunk

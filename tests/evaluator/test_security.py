@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from mcsweep.evaluator import Evaluator, GradeRequest, api, pool
-from mcsweep.evaluator.sandbox import UID_BASE, SandboxError, grader_trees
+from mcsweep.evaluator.sandbox import UID_BASE, SandboxError, grader_trees, linux
 from mcsweep.evaluator.sandbox.limits import UID_BLOCKS
 
 ONE_IO = json.dumps({"inputs": ["1 2\n"], "outputs": ["3\n"]})
@@ -448,6 +448,36 @@ def _host_ipc() -> dict[str, list[str]]:
     return {k: open(f"/proc/sysvipc/{k}").read().splitlines()[1:] for k in ("shm", "msg", "sem")}
 
 
+def _charged_mb(ev: Evaluator) -> int:
+    """What the memory cgroup of ``ev``'s one slot has charged now, in MiB."""
+    for path in ev.isolation.cgroup_paths:
+        for name in ("memory.usage_in_bytes", "memory.current"):
+            if os.path.exists(os.path.join(path, name)):
+                return int(Path(path, name).read_text()) >> 20
+    raise AssertionError(f"no memory cgroup among {ev.isolation.cgroup_paths}")
+
+
+def test_a_run_leaves_no_page_cache_charged_to_the_next_ones_memory(small_memory):
+    """The host files a run reads into the page cache stay charged to the slot's memory cgroup after every
+    task of the run is gone: the next run had to reclaim them within its own time and limit (after a run
+    that read 1 GB of /usr, a 900 MB allocation took 1.3-1.8 s instead of 0.5-0.9 s). The zygote gives
+    them back before it tells the run's end: at most its allowance and the output cap stay charged."""
+    from mcsweep.evaluator.sandbox.cgroups import ZYGOTE_ALLOWANCE
+
+    size = 200 << 20
+    target = _unread_host_file()
+    if target is None:
+        pytest.skip("no writable host directory outside the covered ones to put a file in")
+    try:
+        os.truncate(target, size)  # sparse: reading its holes fills the page cache, writing nothing to disk
+        code = f"with open({str(target)!r}, 'rb') as f:\n    print(len(f.read()))"
+        assert probe(small_memory, code, str(size)).passed
+        bound = (ZYGOTE_ALLOWANCE >> 20) + small_memory.limits.output_mb + 8
+        assert _charged_mb(small_memory) < bound
+    finally:
+        target.unlink()
+
+
 def test_ipc_objects_neither_cross_runs_nor_outlive_them(hostile):
     """System V objects cannot be made at all, nor POSIX message queues (no queue bytes: the quota is the
     uid's, the grader's without root); one made anyway would live in the run's IPC namespace."""
@@ -520,6 +550,24 @@ def test_no_run_can_change_the_limits_of_another_process(hostile):
     assert probe(hostile, code, "EPERM EPERM EPERM 16").passed, run(hostile, code).tests[0].error
     deep = "import sys\nsys.setrecursionlimit(10 ** 6)\ndef f(n):\n    return n and 1 + f(n - 1)\nprint(f(3000) - 2997)"
     assert all(run(hostile, deep).passed for _ in hostile._all)
+
+
+def test_a_crash_reaches_no_core_handler_of_the_host(hostile):
+    """A core_pattern that pipes (systemd-coredump, apport: most distributions' default) ignores a core limit
+    of 0: a run that made itself dumpable and crashed started the handler as root in the host's namespaces
+    and piped it its memory (222 MB a crash, either mode, with a handler of ours in core_pattern). The
+    kernel skips a piped dump only for a soft limit of exactly 1; runs get 1 (too small for a core file)
+    and cannot change it, to 0 least of all."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, resource\nC = resource.RLIMIT_CORE\ngot = [resource.getrlimit(C)]\n"
+        "for call in (lambda: resource.setrlimit(C, (0, 1)), lambda: resource.prlimit(0, C, (0, 0))):\n"
+        "    try:\n        call()\n        got.append('lowered')\n"
+        "    except OSError as err:\n        got.append(errno.errorcode[err.errno])\n"
+        "    except ValueError:\n        got.append('refused')\n"  # Python's word for setrlimit's EPERM
+        "got.append(resource.prlimit(0, C))\nprint(*got)\n"
+    )
+    assert probe(hostile, code, "(1, 1) refused EPERM (1, 1)").passed, run(hostile, code).tests[0].error
 
 
 def test_a_zygote_that_cannot_set_up_runs_is_replaced_and_its_solution_is_a_sandbox_error():
@@ -705,6 +753,71 @@ def test_a_flood_behind_the_first_report_line_does_not_hide_it(hostile):
     assert verdicts == {"runtime_error"} and hostile.sandbox_errors == before, verdicts
 
 
+URGENT_THEN_SLEEP = (
+    "import os, socket, stat, time\nfor fd in range(3, 64):\n    try:\n"
+    "        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+    "            s = socket.socket(fileno=fd)\n            s.send(b'x', socket.MSG_OOB)\n            s.detach()\n"
+    "    except OSError:\n        pass\ntime.sleep({sleep})\nprint(3)\n"
+)
+
+
+def test_an_urgent_byte_on_the_report_channel_cannot_hold_the_grader_past_the_wall_limit(hostile):
+    """An urgent byte (``send(MSG_OOB)``, unix stream sockets since Linux 5.15) makes the grader's end
+    readable for ``poll`` while a plain read finds no data and, blocking, waited for the child's next byte:
+    a solution that sent one and slept held its grader thread for as long as it slept, past the wall and
+    total limits (a 1 s test held it 20 s; sleeping forever, forever, and the batch with it). The grader's
+    end is read without blocking, urgent bytes inline, so the wall limit holds and an urgent byte is a
+    write to the report channel like any other."""
+    start = time.monotonic()
+    result = run(hostile, URGENT_THEN_SLEEP.format(sleep=10))
+    took = time.monotonic() - start
+    assert result.verdict == "time_limit" and took < 4.0, (result, took)
+    before = hostile.sandbox_errors  # the byte lands before the outcome line: the solution's own doing
+    assert run(hostile, URGENT_THEN_SLEEP.format(sleep=0)).verdict == "runtime_error"
+    assert hostile.sandbox_errors == before
+    for after in (b"", b'{"status": "ok"}\n'):
+        child_fds, grader_fds = linux.run_fds()  # the channel as a run gets it
+        theirs = socket.socket(fileno=child_fds[1])
+        theirs.send(b'{"status": "compiled"}\n')
+        theirs.send(b"x", socket.MSG_OOB)
+        if after:
+            theirs.send(after)
+        start = time.monotonic()
+        got = pool.read_report(grader_fds[1], 1 << 16, 0.5)
+        assert time.monotonic() - start < 2.0, got
+        second = [b'x{"status": "ok"}'] if after else []
+        assert got == ([b'{"status": "compiled"}', *second], "" if after else "timeout")
+        theirs.close()
+        linux.close_all([child_fds[0], child_fds[2], *grader_fds])
+
+
+def test_a_program_the_graders_process_starts_holds_no_descriptor_of_a_run():
+    """The grader received each run's descriptors (payload pipe, report socket, output memfd) without
+    close-on-exec, so a program its process started while a run was pending (``os.system``, a spawn that
+    keeps descriptors) held the payload pipe's write end: the child, reading its payload to the end, waited
+    for that program, and an honest solution was a time_limit. A process forked without exec held them too."""
+    with Evaluator(workers=1, timeout_s=1.0, total_timeout_s=3.0) as ev:
+        code = "a, b = map(int, input().split())\nprint(a + b)\n"
+        assert run(ev, code).passed
+        pending = ev._all[0].pending
+        assert pending is not None and all(not os.get_inheritable(fd) for fd in vars(pending[1]).values())
+        helper = subprocess.Popen(["sleep", "4"], close_fds=False)
+        try:
+            assert run(ev, code).passed
+        finally:
+            helper.kill()
+            helper.wait()
+        forked = os.fork()  # a helper forked without exec (multiprocessing's default on Linux)
+        if forked == 0:
+            time.sleep(4)
+            os._exit(0)
+        try:
+            assert run(ev, code).passed
+        finally:
+            os.kill(forked, signal.SIGKILL)
+            os.waitpid(forked, 0)
+
+
 def test_no_run_reads_a_counter_of_the_runs_before_it(hostile):
     """Counters the kernel hands out once tell how many runs came before, and socket cookies are a store:
     per CPU, moved by nothing else, so a run set its CPU's to its test's index with as many sockets and a
@@ -741,6 +854,20 @@ def test_a_run_cannot_use_up_a_per_uid_quota_it_would_share_with_the_grader(host
         "print(count <= 64, limit, limits)\n"
     )
     assert probe(hostile, code, "True 64 [0, 0]").passed, run(hostile, code).tests[0].error
+
+
+def test_a_run_cannot_schedule_itself_above_the_grader(hostile):
+    """Scheduling limits are inherited: under a grader started with realtime or nice allowances, a run
+    could take SCHED_FIFO or nice -20 and starve the grader's CPU and its zygote's. Both limits are 0 (on
+    this machine the grader's are 0 too, so this guards the setting, not a difference seen here)."""
+    code = (
+        "import os, resource\ngot = [resource.getrlimit(r) for r in (resource.RLIMIT_RTPRIO, resource.RLIMIT_NICE)]\n"
+        "for call in (lambda: os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1)),\n"
+        "             lambda: os.setpriority(os.PRIO_PROCESS, 0, -5)):\n"
+        "    try:\n        call()\n        got.append('allowed')\n    except PermissionError:\n"
+        "        got.append('EPERM')\nprint(got)\n"
+    )
+    assert probe(hostile, code, "[(0, 0), (0, 0), 'EPERM', 'EPERM']").passed, run(hostile, code).tests[0].error
 
 
 def test_each_run_is_the_oom_killers_first_pick(hostile):
@@ -864,6 +991,40 @@ def test_terminal_injection_and_socket_families_beyond_unix_are_denied(hostile):
         "EAFNOSUPPORT, netlink EAFNOSUPPORT, unix_pair ok, inet EAFNOSUPPORT, inet6 EAFNOSUPPORT"
     )
     assert probe(hostile, code, answer).passed
+
+
+def test_no_socket_holds_more_than_its_default_buffer(hostile):
+    """What a socket queues is kernel memory in no process's address space: RLIMIT_AS misses it, and
+    without a memory cgroup (a grader without root) nothing bounded it. A listening socket kept 1,500
+    connections whose clients had sent their fill and closed (333 MB behind one descriptor under a 128 MB
+    limit; up to 4096 of them, 8 MiB each with a grown send buffer); a socketpair end with its send buffer
+    grown to net.core.wmem_max held 8 MiB (219 MB a process); a bound datagram socket took 11 messages
+    from senders that each closed (2.1 MB a descriptor). listen, buffer sizes and datagram sockets are
+    denied; socketpairs of default size work (asyncio's, multiprocessing.Pipe)."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, socket\ngot = []\n"
+        "def listen():\n    s = socket.socket(socket.AF_UNIX)\n    s.bind('\\0rt-listen')\n    s.listen(8)\n"
+        "for name, call in [\n"
+        "    ('listen', listen),\n"
+        "    ('sndbuf', lambda: socket.socketpair()[0].setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 23)),\n"
+        "    ('rcvbuf', lambda: socket.socketpair()[0].setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 23)),\n"
+        "    ('dgram', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)),\n"
+        "    ('dgram_pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)),\n"
+        "    ('stream_pair', socket.socketpair),\n"
+        "    ('seqpacket_pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)),\n"
+        "]:\n"
+        "    try:\n        call()\n        got.append(name + ' ok')\n"
+        "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
+        "import asyncio\nasync def main():\n    return 'asyncio ok'\n"
+        "print(', '.join(got), asyncio.run(main()))\n"
+    )
+    answer = (
+        "listen EPERM, sndbuf EPERM, rcvbuf EPERM, dgram EPERM, dgram_pair EPERM, stream_pair ok, "
+        "seqpacket_pair ok asyncio ok"
+    )
+    assert probe(hostile, code, answer).passed, run(hostile, code).tests[0].error
+    assert "listen" in hostile.isolation.seccomp
 
 
 def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hostile):
@@ -1627,3 +1788,65 @@ def test_a_grader_without_root_whose_proc_is_partly_covered_grades_with_no_proc_
     out = subprocess.run([*prefix, sys.executable, "-c", grader], capture_output=True, text=True, env=env, cwd="/")
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["accepted", "accepted", "True", "False", "True"], out.stdout + out.stderr[-3000:]
+
+
+TREE_BURN = (
+    "import os, time\n"
+    "def busy(seconds):\n"
+    "    start = time.process_time()\n"
+    "    while time.process_time() - start < seconds:\n"
+    "        pass\n"
+    "r, w = os.pipe()\n"
+    "if os.fork() == 0:\n"  # a helper the run waits for
+    "    busy(0.3)\n"
+    "    os._exit(0)\n"
+    "if os.fork() == 0:\n"  # a helper that leaves a busy orphan behind and exits at once
+    "    if os.fork() == 0:\n"
+    "        busy(0.3)\n"
+    "        os.write(w, b'x')\n"
+    "        os._exit(0)\n"
+    "    os._exit(0)\n"
+    "os.wait()\n"
+    "os.wait()\n"
+    "os.read(r, 1)\n"
+    "print('done')\n"
+)
+
+
+def test_the_cpu_time_of_a_runs_whole_tree_is_counted_without_a_cgroup_too():
+    """The CPU limit bounds a test's whole process tree. As root its cgroup counts the tree; without root
+    there is none, and nothing counted it (0 s, whatever the run's processes spent): a solution could fork
+    busy helpers and, where its processes are not held to one CPU (a grader with one worker), pass a test
+    that needs several times its CPU limit. The zygote, init of the runs' PID namespace, reaps every process
+    of a run: their time is its children's, the helpers' and the orphan's here (0.6 s)."""
+    from mcsweep.evaluator.sandbox import Limits, Slot
+    from mcsweep.evaluator.sandbox.messages import Payload, encode
+
+    slot = Slot()
+    try:
+        if not (slot.isolation.cgroup or slot.isolation.pid_namespace):
+            pytest.skip(f"containment needs root or user namespaces here: {slot.isolation.errors}")
+        run_id, fds = slot.take_run(Limits(timeout_s=30.0))
+        os.write(fds.job_w, encode(Payload(TREE_BURN, "", None, 0)))
+        os.close(fds.job_w)
+        while os.read(fds.res_r, 1 << 16):
+            pass
+        os.close(fds.res_r)
+        exited = slot.exited(run_id, grace=60.0)
+        assert os.pread(fds.out_fd, 100, 0) == b"done\n"
+        os.close(fds.out_fd)
+    finally:
+        slot.close()
+    assert exited.cpu_s >= 0.55, exited
+
+
+def test_a_single_workers_runs_are_held_to_one_cpu_too():
+    """A grader with one worker has neighbours all the same: the trainer beside it, other jobs of the node.
+    Its runs were not pinned, so a solution's processes (up to ``nproc``) spread over every CPU the grader
+    may use, for each test's whole wall time (2 of 2 here; 6 busy helpers, 6 cores of a node)."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("a single CPU here: nothing to spread over")
+    with Evaluator(workers=1, timeout_s=5.0) as ev:
+        needs_isolation(ev)
+        assert ev._all[0].isolation.cpu in os.sched_getaffinity(0)
+        assert probe(ev, "import os\nprint(len(os.sched_getaffinity(0)))\n", "1").passed

@@ -458,6 +458,9 @@ def run_fds() -> tuple[list[int], list[int]]:
     job_r, job_w = os.pipe()
     grader_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     grader_end.shutdown(socket.SHUT_WR)  # the child reads nothing from its end
+    # An urgent byte (send MSG_OOB) is data like any other, read in its place: out of line, it left the
+    # grader's end readable for poll with nothing for a read (which, blocking, waited past every limit).
+    grader_end.setsockopt(socket.SOL_SOCKET, socket.SO_OOBINLINE, 1)
     res_r, res_w = grader_end.detach(), child_end.detach()
     out = os.memfd_create("stdout")
     return [job_r, res_w, out], [job_w, res_r, os.dup(out)]
@@ -473,6 +476,15 @@ def close_all(fds: list[int]) -> None:
 # (and a trainer's under the same user), and one run that queued ~96k blocked signals left the grader
 # none (timer_create: EAGAIN). A run's own limit caps what it can add to its uid's count.
 PER_UID_QUOTAS = ((resource.RLIMIT_SIGPENDING, 64), (resource.RLIMIT_MSGQUEUE, 0), (resource.RLIMIT_MEMLOCK, 0))
+# No core dump, to a file or to a pipe. A pipe (core_pattern "|...": systemd-coredump, apport, the default
+# on most distributions) ignores a limit of 0: a run that made itself dumpable (prctl, or any exec) and
+# crashed started the helper as root in the host's namespaces and piped it its memory (222 MB, either
+# mode). The kernel skips a piped dump only for a soft limit of exactly 1 (its guard against recursive
+# dumps), and a file dump needs a page; the filter denies changing this limit (lowering it to 0 too).
+RLIMIT_CORE_NONE = 1
+# No scheduling above the grader's: the limits are inherited, so a grader started with raised ones (a
+# cluster's realtime or nice allowances) gave runs SCHED_FIFO or nice -20, to starve its CPU and the zygote's.
+SCHEDULING = ((resource.RLIMIT_RTPRIO, 0), (resource.RLIMIT_NICE, 0))
 
 
 def set_limits(limits: Limits, extra_files: int) -> None:
@@ -484,9 +496,10 @@ def set_limits(limits: Limits, extra_files: int) -> None:
         (resource.RLIMIT_FSIZE, out),
         (resource.RLIMIT_NOFILE, limits.nofile + extra_files),
         (resource.RLIMIT_NPROC, limits.nproc),
-        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_CORE, RLIMIT_CORE_NONE),
         (resource.RLIMIT_CPU, cpu),
         *PER_UID_QUOTAS,
+        *SCHEDULING,
     ):
         resource.setrlimit(res, (value, value))
 

@@ -96,6 +96,11 @@ DENIED = (
     "shmget",
     "msgget",
     "semget",
+    # A listening unix socket queues connections not yet accepted, each holding what its client sent before
+    # closing: kernel memory without end behind one descriptor (without a memory cgroup, 1,500 connections
+    # held 333 MB past a 128 MB limit; up to 4096 of them, each up to the largest send buffer). See
+    # SOCKET_BUFFER_OPTIONS for the other ways.
+    "listen",
 )
 # Counters the kernel hands out once and never again, which tell how many runs came before: the ids of
 # namespaces (a run's own IPC and mount namespaces are new each run: nsfs's NS_GET_ID and kin, ioctl type
@@ -127,6 +132,15 @@ DENIED_FCNTLS = {
     # a signal between runs; and each grown pipe holds more pages outside RLIMIT_AS.
     "F_SETPIPE_SZ": 1031,
 }
+# Kernel memory a socket holds (its queued data) is in no process's address space, so RLIMIT_AS misses
+# it, and without a memory cgroup it was bounded by nothing a run could not raise: growing a send buffer
+# (up to net.core.wmem_max, 4 MiB here, doubled: a socketpair end held 8 MiB, 219 MB a process within
+# its 64 descriptors) and datagram sockets, whose one bound receiver takes messages from any number of
+# senders that each then close (11 messages of up to a send buffer each, 2.1 MB a descriptor at the
+# default sizes). Denied both (setsockopt of a buffer size, datagram sockets made
+# by socket or socketpair), a socket holds at most its default send buffer (net.core.wmem_default).
+SOCKET_BUFFER_OPTIONS = {"SO_SNDBUF": 7, "SO_RCVBUF": 8, "SO_SNDBUFFORCE": 32, "SO_RCVBUFFORCE": 33}
+SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
 # AF_UNIX only. IP sockets reach nothing (the zygote's network namespace has no interface up), but a
 # failed send still counts in that namespace's /proc/net/snmp, which every later run of the zygote reads:
 # an exact store a run set (777 sends) and the next one read.
@@ -139,6 +153,7 @@ CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000
 
 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+RLIMIT_CORE = 4
 
 
 class _SockFprog(ctypes.Structure):
@@ -172,6 +187,7 @@ def build_filter() -> tuple[bytes, list[str], str]:
             )
         _deny_run_counters(pyseccomp, flt)
         _allow_socket_families(pyseccomp, flt)
+        _bound_socket_memory(pyseccomp, flt)
         for call in ("preadv2", "pwritev2"):
             flt.add_rule(
                 pyseccomp.ERRNO(errno.EPERM), call, pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)
@@ -183,6 +199,13 @@ def build_filter() -> tuple[bytes, list[str], str]:
         # prlimit on another process needs only the same uid: without a uid per run, a run lowered its
         # zygote's limits (pid 1 of its PID namespace), and every later run on the slot inherited them.
         flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", pyseccomp.Arg(0, pyseccomp.NE, 0))
+        # Nor its own core limit, which is 1 (``linux.RLIMIT_CORE_NONE``): lowered to 0, a crash is piped to
+        # the host's core handler (systemd-coredump, apport), a root process outside the sandbox.
+        limit = pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, RLIMIT_CORE)
+        flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", limit, pyseccomp.Arg(2, pyseccomp.NE, 0))
+        flt.add_rule(
+            pyseccomp.ERRNO(errno.EPERM), "setrlimit", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, 0xFFFFFFFF, RLIMIT_CORE)
+        )
         for flag in CLONE_NAMESPACE_FLAGS:
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))
         flt.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")
@@ -197,10 +220,13 @@ def build_filter() -> tuple[bytes, list[str], str]:
             "preadv2/pwritev2(RWF_NOWAIT)",
             "madvise(MADV_COLD/MADV_PAGEOUT)",
             "prlimit64(another process)",
+            "prlimit64/setrlimit(RLIMIT_CORE)",
             "ioctl(namespace ids)",
             *(f"getsockopt({name})" for name in DENIED_SOCKOPTS),
             "statx(STATX_MNT_ID_UNIQUE)",
             *DENIED_BY_NUMBER,
+            *(f"setsockopt({name})" for name in SOCKET_BUFFER_OPTIONS),
+            "socket/socketpair(SOCK_DGRAM)",
         ]
     )
     return program, [*denied, *extra, "clone(namespace flags)", "clone3"], ""
@@ -217,6 +243,19 @@ def _deny_run_counters(pyseccomp, flt) -> None:
     flt.add_rule(deny, "statx", pyseccomp.Arg(3, pyseccomp.MASKED_EQ, mask, mask))
     for number in DENIED_BY_NUMBER.values():
         flt.add_rule(deny, number)
+
+
+def _bound_socket_memory(pyseccomp, flt) -> None:
+    """No socket holds more than its default send buffer (see ``SOCKET_BUFFER_OPTIONS``): buffer sizes
+    are not set (at SOL_SOCKET, the one level unix sockets have), datagram sockets are not made (the
+    kernel reads the type's low 4 bits, flags above them)."""
+    deny = pyseccomp.ERRNO(errno.EPERM)
+    level = pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, SOL_SOCKET)
+    for option in SOCKET_BUFFER_OPTIONS.values():
+        flt.add_rule(deny, "setsockopt", level, pyseccomp.Arg(2, pyseccomp.MASKED_EQ, 0xFFFFFFFF, option))
+    for call in ("socket", "socketpair"):
+        unix = pyseccomp.Arg(0, pyseccomp.EQ, 1)  # other families fail with EAFNOSUPPORT already
+        flt.add_rule(deny, call, unix, pyseccomp.Arg(1, pyseccomp.MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM))
 
 
 def _allow_socket_families(pyseccomp, flt) -> None:

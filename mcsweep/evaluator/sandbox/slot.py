@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import contextlib
 import functools
 import json
@@ -11,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import weakref
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -72,9 +74,40 @@ def _cpu_s(pid: int) -> float:
     return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def _recv_fds(sock: socket.socket, size: int, most: int) -> tuple[bytes, list[int]]:
+    """One message and the descriptors attached to it, each close-on-exec: inherited, a program the grader's
+    process started meanwhile (``os.system``, a spawn that keeps descriptors) held the pending run's payload
+    pipe open, and the run's child, reading its payload to the end, waited for that program. (The standard
+    library's ``socket.recv_fds`` drops the flags it is given.)"""
+    msg, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_LEN(most * 4), socket.MSG_CMSG_CLOEXEC)
+    fds = array.array("i")
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+    return msg, list(fds)
+
+
 @functools.cache
 def _syscall_filter() -> tuple[bytes, list[str], str]:
     return seccomp.build_filter()
+
+
+_SLOTS: weakref.WeakSet[Slot] = weakref.WeakSet()
+
+
+def _drop_in_forked_child() -> None:
+    """In a process forked from the grader's (``multiprocessing``, a library's helper pool): close every
+    slot's zygote socket and pending run. Kept, they held the pending run's payload pipe open (its child,
+    reading its payload to the end, waited, and an honest solution was a time_limit) and the zygote's
+    socket (it saw no end of its grader). A forked copy of an evaluator grades nothing."""
+    for slot in list(_SLOTS):
+        if slot.pending is not None:
+            slot.pending[1].close()
+            slot.pending = None
+        slot.sock.close()
+
+
+os.register_at_fork(after_in_child=_drop_in_forked_child)
 
 
 class Slot:
@@ -101,6 +134,7 @@ class Slot:
         self.killed = False  # whether the last run `exited` waited for had to be killed
         self.limits = Limits()
         self.sock = ours
+        _SLOTS.add(self)
         try:
             self._send(config)
             obj, _ = self._recv_fds(start_timeout)
@@ -115,7 +149,7 @@ class Slot:
         """One message from the zygote and the descriptors attached to it (TimeoutError after ``timeout``)."""
         self.sock.settimeout(timeout)
         try:
-            msg, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 3)
+            msg, fds = _recv_fds(self.sock, 1 << 16, 3)
         except TimeoutError:
             raise
         except OSError as err:

@@ -17,6 +17,7 @@ import gc
 import importlib
 import os
 import random
+import resource
 import select
 import signal
 import socket
@@ -81,6 +82,10 @@ class _Zygote:
         self.uid = 0
         self.workdir = ""
         self.run_limits = Limits()
+        # Without a cgroup: the CPU time of every process we had reaped when the run's child was forked, and
+        # that of the run's whole tree once it is reaped (``cleanup``).
+        self.reaped_cpu_s = 0.0
+        self.tree_cpu_s = 0.0
 
     def next_uid(self) -> int:
         self.counter += 1
@@ -110,6 +115,7 @@ class _Zygote:
             ipc = self.iso.ipc_namespace
             setup = ChildSetup(self.workdir, self.uid, limits, self.bpf, ipc, self.hide_sys, self.iso.landlock)
             self.pids.draw()
+            self.reaped_cpu_s, self.tree_cpu_s = _reaped_cpu_s(), 0.0
             pid = os.fork()
             if pid == 0:
                 self.sock.close()
@@ -158,7 +164,8 @@ class _Zygote:
             return Exited(self.run, None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
         self.pid = None
         cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
-        return Exited(self.run, status, cpu_s, oom, self.cleanup())
+        error = self.cleanup()
+        return Exited(self.run, status, cpu_s if self.cgroup is not None else self.tree_cpu_s, oom, error)
 
     def send(self, message: Spawned | Exited, fds: list[int] | None = None) -> None:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the grader is gone: recv tells us
@@ -174,6 +181,9 @@ class _Zygote:
             while _children_alive():
                 self.sweep()
                 _reap_orphans()
+            # Every process of the run is reaped now (ours, or, as init of its PID namespace, orphans too),
+            # so their CPU time is our children's: the tree's without a cgroup (before any rm -rf below).
+            self.tree_cpu_s = _reaped_cpu_s() - self.reaped_cpu_s
         except Exception as err:
             errors.append(f"killing the run: {err!r}")
         try:
@@ -186,6 +196,11 @@ class _Zygote:
         except Exception as err:
             errors.append(f"removing {self.workdir}: {err!r}")
         self.workdir = ""
+        try:
+            if self.cgroup is not None:  # after the unmount, before the run's end is told (as above)
+                self.cgroup.trim()
+        except Exception as err:
+            errors.append(f"trimming the cgroup: {err!r}")
         return "; ".join(errors)
 
     def sweep(self) -> None:
@@ -248,6 +263,15 @@ def _children_alive() -> bool:
             return False
         if pid == 0:
             return True
+
+
+def _reaped_cpu_s() -> float:
+    """CPU seconds of every process we have reaped, and of those each of them reaped in turn: without a
+    cgroup, the only count of a run's whole tree. Per-process limits (RLIMIT_CPU) let a run's helpers
+    spend nproc times the limit side by side, and nothing counted them: a solution could pass a test that
+    needed several times its CPU limit wherever its processes were not held to one CPU."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _child_pids() -> list[int]:
