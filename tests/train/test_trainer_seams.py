@@ -33,6 +33,21 @@ class ScriptedReward(ExecutionReward):
         return rewards
 
 
+def built(cfg, tmp_path):
+    """(trainer, run store) for `cfg` on the tiny policy, with a one-worker judge."""
+    model, tokenizer = load_policy(cfg)
+    evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
+    store = RunStore(tmp_path / "run").create()
+    return build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world), store
+
+
+def train_closing(trainer) -> None:
+    try:
+        trainer.train()
+    finally:
+        trainer.execution_reward.evaluator.close()
+
+
 def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None, normaliser="exclude_masked"):
     cfg, _ = tiny_run(
         [
@@ -159,17 +174,14 @@ def test_staged_switch_changes_generation_and_loss_temperature_together(tiny_run
             "context.repeat_window=4",
         ]
     )
-    model, tokenizer = load_policy(cfg)
-    evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
-    store = RunStore(tmp_path / "run").create()
-    trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
-    trainer.train()
-    evaluator.close()
+    trainer, store = built(cfg, tmp_path)
+    train_closing(trainer)
     temps = [r.get("temperature") for r in store.rows("metrics") if "temperature" in r]
     assert temps == [0.7, 2.0]
     assert trainer.temperature == trainer.generation_config.temperature == 2.0
 
-    ids = tokenizer("Given a list of integers, sort the list ascending.", return_tensors="pt")["input_ids"]
+    text = "Given a list of integers, sort the list ascending."
+    ids = trainer.processing_class(text, return_tensors="pt")["input_ids"]
     mask = torch.ones_like(ids)
     logps, _, _ = trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, ids.shape[1] - 1)
     with torch.no_grad():
@@ -196,12 +208,8 @@ def test_context_extension_takes_effect_at_its_step(tiny_run, tmp_path):
             f"batch.group_size={G}",
         ]
     )
-    model, tokenizer = load_policy(cfg)
-    evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
-    store = RunStore(tmp_path / "run").create()
-    trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
-    trainer.train()
-    evaluator.close()
+    trainer, store = built(cfg, tmp_path)
+    train_closing(trainer)
     lengths = {r["step"]: r["completions/max_length"] for r in store.rows("metrics") if "completions/max_length" in r}
     assert lengths[1] <= 16 and lengths[2] <= 16 and 16 < lengths[3] <= 32
     assert trainer.max_completion_length == trainer.generation_config.max_new_tokens == 32
@@ -252,12 +260,8 @@ def test_the_diversity_probe_runs_once_training_is_set_up(tiny_run, tmp_path):
             f"batch.group_size={G}",
         ]
     )
-    model, tokenizer = load_policy(cfg)
-    evaluator = Evaluator(comparator="microcoder", workers=1, timeout_s=2.0)
-    store = RunStore(tmp_path / "run").create()
-    trainer = build_trainer(cfg, store, model, tokenizer, evaluator, policy_spec(cfg).world)
+    trainer, store = built(cfg, tmp_path)
     assert not store.read_json("temperature_probe.json"), "probed before the model was prepared"
-    trainer.train()
-    evaluator.close()
+    train_closing(trainer)
     assert store.read_json("temperature_probe.json")["chosen"] == 0.05
     assert [r["temperature"] for r in store.rows("metrics") if "temperature" in r] == [0.05]
