@@ -44,7 +44,7 @@ def test_every_field_of_every_schema_has_help():
         ("masking.mode=sometimes", "masking.mode", "none, all, all_failed, conditional"),
         ("evaluator.shadow=[fuzzy]", "evaluator.shadow", "livecodebench, microcoder"),
         ("model.dtype=float8", "model.dtype", "float32, bfloat16, float16"),
-        ("data.source=ftp", "data.source", "micro, jsonl, hf"),
+        ("data.source=ftp", "data.source", "micro, jsonl, hf, deepcoder"),
     ],
 )
 def test_an_unknown_enum_value_names_the_key_and_the_allowed_values(override, key, options):

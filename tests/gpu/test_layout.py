@@ -30,10 +30,11 @@ SMALL = [
     "train.micro_batch=null",
     "train.gradient_checkpointing=false",
 ]
-# Fits 80 GiB trainer GPUs: 32 sequences an update, 2048 tokens each.
+# Fits 80 GiB trainer GPUs: 32 sequences an update, 2048 tokens each; 16 prompts a rollout, so that
+# each of 16 trainer GPUs holds a whole group.
 FITS = [
     *SMALL,
-    "batch.train_batch=8",
+    "batch.train_batch=16",
     "batch.mini_batch=4",
     "context.max_completion_length=1024",
     "context.max_prompt_length=1024",
