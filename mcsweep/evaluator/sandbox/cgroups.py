@@ -61,7 +61,6 @@ class Cgroup:
         self.limits: Limits | None = None
         self.cpu_base = 0
         self.oom_base = 0
-        self.memory = ""  # the limit configured (bytes, as written)
 
     @property
     def procs_files(self) -> list[str]:
@@ -78,8 +77,7 @@ class Cgroup:
     def configure(self, limits: Limits) -> None:
         if limits == self.limits:
             return
-        memory = str((limits.memory_mb << 20) + ZYGOTE_ALLOWANCE)
-        self.memory = memory
+        memory = _memory_limit(limits)
         if self.version == "v1":
             _write(self._file("memory", "memory.limit_in_bytes"), memory)
             with contextlib.suppress(OSError):  # no swap accounting: limit RAM only
@@ -130,7 +128,7 @@ class Cgroup:
             except OSError:
                 pass
             finally:
-                _write(limit, self.memory)
+                _write(limit, _memory_limit(self.limits))
         else:
             excess = int(_read(self._file("", "memory.current"))) - target
             if excess > 0:
@@ -161,6 +159,11 @@ class Cgroup:
                 _write(os.path.join(os.path.dirname(path), "cgroup.procs"), str(os.getpid()))
             with contextlib.suppress(OSError):
                 os.rmdir(path)
+
+
+def _memory_limit(limits: Limits) -> str:
+    """The cgroup's memory limit in bytes, as written: the run's, plus the zygote's allowance."""
+    return str((limits.memory_mb << 20) + ZYGOTE_ALLOWANCE)
 
 
 PREFIX = "mcsweep-eval-"  # + the pid of the process the grader started (the zygote's waiting parent)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import resource
 
 DENIED = (
     "unshare",
@@ -153,7 +154,6 @@ CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000
 
 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-RLIMIT_CORE = 4
 
 
 class _SockFprog(ctypes.Structure):
@@ -201,10 +201,12 @@ def build_filter() -> tuple[bytes, list[str], str]:
         flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", pyseccomp.Arg(0, pyseccomp.NE, 0))
         # Nor its own core limit, which is 1 (``linux.RLIMIT_CORE_NONE``): lowered to 0, a crash is piped to
         # the host's core handler (systemd-coredump, apport), a root process outside the sandbox.
-        limit = pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, RLIMIT_CORE)
+        limit = pyseccomp.Arg(1, pyseccomp.MASKED_EQ, 0xFFFFFFFF, resource.RLIMIT_CORE)
         flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", limit, pyseccomp.Arg(2, pyseccomp.NE, 0))
         flt.add_rule(
-            pyseccomp.ERRNO(errno.EPERM), "setrlimit", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, 0xFFFFFFFF, RLIMIT_CORE)
+            pyseccomp.ERRNO(errno.EPERM),
+            "setrlimit",
+            pyseccomp.Arg(0, pyseccomp.MASKED_EQ, 0xFFFFFFFF, resource.RLIMIT_CORE),
         )
         for flag in CLONE_NAMESPACE_FLAGS:
             flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "clone", pyseccomp.Arg(0, pyseccomp.MASKED_EQ, flag, flag))

@@ -163,9 +163,10 @@ class _Zygote:
             self.pid = None
             return Exited(self.run, None, error=self.cleanup() + traceback.format_exc(limit=3)[-2000:])
         self.pid = None
-        cpu_s, oom = self.cgroup.usage() if self.cgroup is not None else (0.0, False)
-        error = self.cleanup()
-        return Exited(self.run, status, cpu_s if self.cgroup is not None else self.tree_cpu_s, oom, error)
+        usage = self.cgroup.usage() if self.cgroup is not None else None
+        error = self.cleanup()  # without a cgroup, it counts the tree's CPU once every process is reaped
+        cpu_s, oom = usage or (self.tree_cpu_s, False)
+        return Exited(self.run, status, cpu_s, oom, error)
 
     def send(self, message: Spawned | Exited, fds: list[int] | None = None) -> None:
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the grader is gone: recv tells us
