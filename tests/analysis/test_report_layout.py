@@ -263,8 +263,8 @@ def test_a_difference_within_noise_is_projected_to_the_seeds_that_would_count_it
     assert c.sign == 0, c
     n = c.seeds_needed(ALPHA)
     assert n is not None and 2 < n <= MAX_SEEDS
-    at_n = c.sd * np.sqrt(2 / n) * stats.t.ppf(1 - ALPHA / 2, 2 * (n - 1))
-    before = c.sd * np.sqrt(2 / (n - 1)) * stats.t.ppf(1 - ALPHA / 2, 2 * (n - 2))
+    at_n = c.sd * np.sqrt(2 / n) * stats.t.ppf(1 - ALPHA / 2, c.df_at(n))
+    before = c.sd * np.sqrt(2 / (n - 1)) * stats.t.ppf(1 - ALPHA / 2, c.df_at(n - 1))
     assert abs(c.diff) > max(MIN_EFFECT_ABS, at_n) and abs(c.diff) <= max(MIN_EFFECT_ABS, before)
     assert replace(c, diff=0.009).seeds_needed(ALPHA) is None  # below the minimum effect
     part = part_of("acc[a]>[b]", c, ALPHA)
