@@ -178,21 +178,24 @@ def _without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-UNFINISHED = (CardStatus.RUNNING, CardStatus.FAILED)
-"""Run statuses left out of the verdicts: such a run's last point is where it stopped, not its end, so
-its 'final' value would compare a shorter run with finished ones (the report still plots it, marked)."""
+NO_CARD = "unknown"
+"""The loader's status for a run folder without a readable run card (named in the load report)."""
+KEPT = (CardStatus.FINISHED, NO_CARD)
+"""Run statuses the verdicts use. Any other (running, failed, and W&B's preempted, pending...) is a
+run whose last point is where it stopped, not its end: its 'final' value would compare a shorter run
+with finished ones (the report still plots it, marked)."""
 
 
 def finished_only(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of runs that are not known to be unfinished (a run without a card keeps its rows)."""
+    """The rows of finished runs, and of runs without a card or status (hand-made frames)."""
     if frame.empty or "status" not in frame:
         return frame
-    return frame[~frame["status"].isin(UNFINISHED)]
+    return frame[frame["status"].isna() | frame["status"].isin(KEPT)]
 
 
 class Store:
     """The frame split once by sweep, with per-(sweep, metric) series cached: checks read it many times.
-    Runs still running or failed are left out (``UNFINISHED``)."""
+    Runs not finished (running, failed, preempted...) are left out (``KEPT``)."""
 
     def __init__(self, full: pd.DataFrame, samples: pd.DataFrame | None = None, judge: str = cr.DEFAULT_JUDGE) -> None:
         if judge not in cr.JUDGES:

@@ -225,3 +225,13 @@ def test_an_unfinished_run_is_left_out_of_the_verdicts() -> None:
     running = frame.assign(status=frame["status"].where(frame["data"] != "microcoder", "running"))
     verdict = BY_ID["D2"].run(running)
     assert verdict.status == "inconclusive", verdict
+
+
+@pytest.mark.parametrize("state", ["preempted", "pending", "preempting"])
+def test_a_run_in_any_unfinished_state_is_left_out(state: str) -> None:
+    """W&B states beyond running/crashed/failed/killed (a preempted run stopped where it was) pass
+    through the loader as they are; they are no more finished than a running run. SIMULATED."""
+    frame, _ = _world("data", "")
+    stopped = frame.assign(status=frame["status"].where(frame["data"] != "microcoder", state))
+    verdict = BY_ID["D2"].run(stopped)
+    assert verdict.status == "inconclusive" and verdict.reason.startswith("arm missing"), verdict
