@@ -80,15 +80,19 @@ class Part:
     eps: float = float("nan")
     """The minimum effect: a smaller difference never counts, at any number of seeds."""
     seeds_needed: int | None = None
-    """For a part within noise: seeds per arm at which it would count in its direction, as measured."""
+    """For a part within noise: seeds per arm at which it would count in its direction with ``cr.POWER``
+    chance, were its effect as measured."""
+    flat: bool = False
+    """A 'no difference' part: it counts when its t-interval lies within the minimum effect."""
 
 
 def part_of(name: str, c: cr.Cmp, alpha: float) -> Part:
     """The report's record of comparison ``c``; ``alpha`` is the level its reversal is tested at."""
     sign, reversed_ = c.sign, c.sign_at(alpha) == -1
     outcome = NO_ESTIMATE if sign is None else REVERSED if reversed_ else AS_CLAIMED if sign == 1 else WITHIN_NOISE
-    needed = c.seeds_needed(alpha if c.diff < 0 else cr.ALPHA) if outcome == WITHIN_NOISE else None
-    return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed)
+    level = alpha if c.diff < 0 and not c.flip else cr.ALPHA
+    needed = c.seeds_needed(level) if outcome == WITHIN_NOISE else None
+    return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed, c.flip)
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -40,3 +42,15 @@ def test_alike_arms_are_called_different_at_about_alpha() -> None:
 def test_a_clear_difference_between_two_tight_arms_still_counts() -> None:
     c = compare(np.array([0.50, 0.51, 0.505]), np.array([0.40, 0.41, 0.405]), MIN_EFFECT_ABS)
     assert c.sign == 1 and c.df == pytest.approx(4), c  # equal SDs: Welch df is the pooled count
+
+
+def test_a_flat_part_counts_only_when_shown_within_the_minimum_effect() -> None:
+    """D1's 'the easy arm stays flat': a gain of +0.03 (3x the minimum effect) whose seeds spread too
+    widely to call it a rise is not thereby flat (it counted as flat: absence of evidence); a gain whose
+    t-interval lies within +-0.01 is; one beyond noise reverses the part."""
+    noisy = replace(compare(np.array([0.01, 0.03, 0.05]), None, MIN_EFFECT_ABS), flip=True)
+    assert noisy.sign == 0, noisy
+    tight = replace(compare(np.array([0.0005, 0.001, 0.0015]), None, MIN_EFFECT_ABS), flip=True)
+    assert tight.sign == 1, tight
+    rising = replace(compare(np.array([0.049, 0.05, 0.051]), None, MIN_EFFECT_ABS), flip=True)
+    assert rising.sign == -1, rising
