@@ -47,6 +47,8 @@ MIN_EFFECT_REL_LENGTH = 0.03
 """Smallest length difference that counts: 3% of the mean length."""
 MAX_SEEDS = 30
 """The most seeds per arm a report projects a within-noise difference to (beyond: 'more than 30')."""
+POWER = 0.8
+"""The chance at which a projected number of seeds would decide a part, were its effect as measured."""
 COLLAPSE_ABS, COLLAPSE_REL = 0.02, 0.10
 """A run collapses (fails) when its final pass@1 is below its smoothed peak by more than
 max(COLLAPSE_ABS, COLLAPSE_REL * peak)."""
@@ -136,45 +138,76 @@ class Cmp:
     diff: float
     se: float | None
     eps: float
-    df: int = 0
+    df: float = 0
     sd: float | None = None
+    """The seed SD behind ``se``: pooled (one arm, borrowed) or the root mean of two arms' variances (Welch)."""
+    sds: tuple[float, ...] = ()
+    """Each arm's own seed SD where the test is Welch's: what projecting its degrees of freedom needs."""
     flip: bool = False
-    """True for a part that claims 'no difference' (D1's flat easy arm): its sign is +1 within noise."""
+    """True for a part that claims 'no difference' (D1's flat easy arm): +1 when its t-interval lies
+    within the minimum effect, -1 when it differs beyond noise, else 0."""
     arms: int = 2
     """2 for a two-sample comparison, 1 for a one-sample one (against 0)."""
 
-    def threshold_at(self, alpha: float) -> float:
+    def critical_at(self, alpha: float) -> float:
+        """The t-test's critical difference at two-sided ``alpha`` (nan without a noise estimate)."""
         if self.se is None or self.df < 1:
             return math.nan
-        return max(self.eps, float(stats.t.ppf(1 - alpha / 2, self.df)) * self.se)
+        return float(stats.t.ppf(1 - alpha / 2, self.df)) * self.se
+
+    def threshold_at(self, alpha: float) -> float:
+        return max(self.eps, self.critical_at(alpha))
 
     @property
     def threshold(self) -> float:
         return self.threshold_at(ALPHA)
 
     def sign_at(self, alpha: float) -> int | None:
+        """+1 as claimed, -1 reversed, 0 within noise. A 'no difference' part is reversed by a difference
+        beyond noise, and counts only when its t-interval lies within the minimum effect (an equivalence
+        test): a difference merely not shown is not shown to be absent."""
         if self.se is None or self.df < 1 or not math.isfinite(self.diff):
             return None
         thr = self.threshold_at(alpha)
         raw = 1 if self.diff > thr else -1 if self.diff < -thr else 0
-        return (1 if raw == 0 else -1) if self.flip else raw
+        if not self.flip:
+            return raw
+        if raw:
+            return -1
+        return 1 if abs(self.diff) + self.critical_at(alpha) <= self.eps else 0
 
     @property
     def sign(self) -> int | None:
         return self.sign_at(ALPHA)
 
     def seeds_needed(self, alpha: float, most: int = MAX_SEEDS) -> int | None:
-        """Seeds per arm at which this difference, if it stayed as measured with the same seed SD, would
-        exceed its threshold at two-sided ``alpha``: what a within-noise part would take to count. None
-        when more seeds cannot decide it (no noise estimate, below the minimum effect, a 'no difference'
-        part) or would take more than ``most``."""
-        if self.sd is None or self.flip or not math.isfinite(self.diff) or abs(self.diff) <= self.eps:
+        """Seeds per arm at which a part within noise would count (at two-sided ``alpha``) with ``POWER``
+        chance, were the true difference and seed SD as measured: the observed difference merely reaching
+        the threshold would be a coin flip. None when more seeds cannot decide it (no noise estimate, a
+        difference below the minimum effect, a 'no difference' part not within it) or would take more than
+        ``most``."""
+        if self.sd is None or not math.isfinite(self.diff):
+            return None
+        margin = self.eps - abs(self.diff) if self.flip else abs(self.diff) - self.eps
+        if margin <= 0:
             return None
         for n in range(2, most + 1):
-            se, df = self.sd * math.sqrt(self.arms / n), self.arms * (n - 1)
-            if abs(self.diff) > max(self.eps, float(stats.t.ppf(1 - alpha / 2, df)) * se):
+            se, df = self.sd * math.sqrt(self.arms / n), self.df_at(n)
+            crit = float(stats.t.ppf(1 - alpha / 2, df))
+            if self.flip:  # |d| + crit * se must stay under eps: roughly crit + t_power SEs of room
+                powered = margin >= (crit + float(stats.t.ppf(POWER, df))) * se
+            else:  # the t statistic beyond crit, and the difference beyond eps, each with POWER chance
+                powered = stats.nct.sf(crit, df, abs(self.diff) / se) >= POWER
+                powered = powered and margin >= float(stats.norm.ppf(POWER)) * se
+            if powered:
                 return n
         return None
+
+    def df_at(self, n: int) -> float:
+        """Degrees of freedom with ``n`` seeds per arm: Welch's from the arms' SDs, else the pooled count."""
+        if len(self.sds) == 2:
+            return welch_df([s**2 / n for s in self.sds], [n, n])
+        return self.arms * (n - 1)
 
     def numbers(self, name: str) -> dict[str, float]:
         return {
@@ -182,6 +215,15 @@ class Cmp:
             f"{name}.threshold": round(self.threshold, 4),
             f"{name}.sd": round(self.sd, 4) if self.sd is not None else math.nan,
         }
+
+
+def welch_df(shares: list[float], ns: list[int]) -> float:
+    """Welch-Satterthwaite degrees of freedom of a sum of variance shares s_i^2 / n_i; the pooled count
+    when every arm's seeds agree exactly (no variance to weigh)."""
+    total = sum(shares)
+    if total <= 0:
+        return float(sum(n - 1 for n in ns))
+    return total**2 / sum(v**2 / (n - 1) for v, n in zip(shares, ns, strict=True))
 
 
 def _pooled(groups: list[np.ndarray]) -> tuple[float, int] | None:
@@ -200,16 +242,31 @@ def _noise(groups: list[np.ndarray], borrowed: tuple[float, int] | None) -> tupl
     return borrowed
 
 
+def _welch(a: np.ndarray, b: np.ndarray, diff: float, eps: float) -> Cmp:
+    """Welch's two-sample t-test: each arm keeps its own variance. A pooled SD lets a tight arm vouch
+    for a noisy one: with one arm's SD 3x the other's, the pooled test called 3.5% of no-effect pairs
+    an effect at two-sided 2% with 3 seeds a side and 6.5% with 2 noisy seeds against 3 (Welch: 2.1%
+    and 3.6%)."""
+    sds = (float(np.std(a, ddof=1)), float(np.std(b, ddof=1)))
+    shares = [s**2 / len(g) for s, g in zip(sds, (a, b), strict=True)]
+    df = welch_df(shares, [len(a), len(b)])
+    sd = math.sqrt((sds[0] ** 2 + sds[1] ** 2) / 2)
+    return Cmp(diff, math.sqrt(sum(shares)), eps, df, sd, sds=sds)
+
+
 def compare(a: np.ndarray, b: np.ndarray | None, eps: float, borrowed: tuple[float, int] | None = None) -> Cmp:
     """Is mean(a) above mean(b) (above 0 when ``b`` is None) beyond max(eps, t-test threshold)?
 
-    Two arms: pooled two-sample t-test over seeds (df = n_a + n_b - 2). One arm: one-sample t-test
-    (df = n - 1). Where an arm has one seed, the seed SD and its df come from the seeds sweep.
+    Two arms of >= 2 seeds: Welch's t-test over seeds (each arm its own variance, Welch-Satterthwaite
+    df). One arm: one-sample t-test (df = n - 1). Where an arm has one seed, the seed SD and its df
+    come from the seeds sweep (one SD for both arms, so a pooled test with that df).
     """
     groups = [a] if b is None else [a, b]
     if any(not len(g) for g in groups):
         return Cmp(math.nan, None, eps)
     diff = float(np.mean(a) - (0.0 if b is None else np.mean(b)))
+    if b is not None and len(a) >= 2 and len(b) >= 2:
+        return _welch(a, b, diff, eps)
     noise = _noise(groups, borrowed)
     if noise is None:
         return Cmp(diff, None, eps)

@@ -25,7 +25,7 @@ __all__ = ["report", "sweep_summary", "table1", "write_report"]
 NOISE_RULE = (
     "A difference counts when it exceeds the minimum effect (0.01 for rates; 3% of the length's level for "
     "lengths and length gains) and a t-test over seeds rejects 'no difference' at two-sided alpha {alpha:g} "
-    "(pooled two-sample test between arms, one-sample test against 0 for one arm; with one seed per arm, "
+    "(Welch's two-sample test between arms, one-sample test against 0 for one arm; with one seed per arm, "
     "the seeds sweep's SD and degrees of freedom). A claim of several parts holds only when every part "
     "does; it is contradicted only when a part reverses at alpha / k (k parts). Measured on SIMULATED "
     "no-effect worlds (`python benchmarks/bench_verdicts.py`): {overall} of verdicts were false."

@@ -115,19 +115,27 @@ def _other_numbers(numbers: dict) -> str:
 
 
 def _projection(p: Part) -> str:
-    """What one within-noise part would take to count, at its measured size and seed spread."""
+    """What one within-noise part would take to count, were its size and seed spread as measured."""
+    power = f"in {cr.POWER:.0%} of repeats"
+    if p.flat:
+        head, within = f"{p.name} ({p.diff:+.3g})", f"within the minimum effect ±{_g(p.eps)}"
+        if abs(p.diff) >= p.eps:
+            return f"{head} is not {within}: no number of seeds shows it"
+        if p.seeds_needed is None:
+            return f"{head} would need more than {cr.MAX_SEEDS} seeds per arm to be shown {within}"
+        return f"{head} would be shown {within} {power} at about {p.seeds_needed} seeds per arm"
     way = "as claimed" if p.diff > 0 else "as a reversal"
     if abs(p.diff) <= p.eps:
         below = f"is below the minimum effect {_g(p.eps)}: at that size no number of seeds makes it count"
         return f"{p.name} ({p.diff:+.3g}) {below}"
     if p.seeds_needed is None:
         return f"{p.name} ({p.diff:+.3g}) would need more than {cr.MAX_SEEDS} seeds per arm to count {way}"
-    return f"{p.name} ({p.diff:+.3g}) would count {way} at about {p.seeds_needed} seeds per arm"
+    return f"{p.name} ({p.diff:+.3g}) would count {way} {power} at about {p.seeds_needed} seeds per arm"
 
 
 def _decided_at(weak: list[Part]) -> str:
-    """Seeds per arm at which the verdict itself would be decided, every difference staying as measured."""
-    reversals = [p.seeds_needed for p in weak if p.diff < 0 and p.seeds_needed]
+    """Seeds per arm at which the verdict itself would be decided, every difference as measured."""
+    reversals = [p.seeds_needed for p in weak if p.diff < 0 and not p.flat and p.seeds_needed]
     if reversals:
         return f" As measured, it would be contradicted at about {min(reversals)} seeds per arm."
     if all(p.seeds_needed for p in weak):

@@ -80,15 +80,19 @@ class Part:
     eps: float = float("nan")
     """The minimum effect: a smaller difference never counts, at any number of seeds."""
     seeds_needed: int | None = None
-    """For a part within noise: seeds per arm at which it would count in its direction, as measured."""
+    """For a part within noise: seeds per arm at which it would count in its direction with ``cr.POWER``
+    chance, were its effect as measured."""
+    flat: bool = False
+    """A 'no difference' part: it counts when its t-interval lies within the minimum effect."""
 
 
 def part_of(name: str, c: cr.Cmp, alpha: float) -> Part:
     """The report's record of comparison ``c``; ``alpha`` is the level its reversal is tested at."""
     sign, reversed_ = c.sign, c.sign_at(alpha) == -1
     outcome = NO_ESTIMATE if sign is None else REVERSED if reversed_ else AS_CLAIMED if sign == 1 else WITHIN_NOISE
-    needed = c.seeds_needed(alpha if c.diff < 0 else cr.ALPHA) if outcome == WITHIN_NOISE else None
-    return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed)
+    level = alpha if c.diff < 0 and not c.flip else cr.ALPHA
+    needed = c.seeds_needed(level) if outcome == WITHIN_NOISE else None
+    return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed, c.flip)
 
 
 @dataclass(frozen=True)
@@ -178,21 +182,24 @@ def _without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-UNFINISHED = (CardStatus.RUNNING, CardStatus.FAILED)
-"""Run statuses left out of the verdicts: such a run's last point is where it stopped, not its end, so
-its 'final' value would compare a shorter run with finished ones (the report still plots it, marked)."""
+NO_CARD = "unknown"
+"""The loader's status for a run folder without a readable run card (named in the load report)."""
+KEPT = (CardStatus.FINISHED, NO_CARD)
+"""Run statuses the verdicts use. Any other (running, failed, and W&B's preempted, pending...) is a
+run whose last point is where it stopped, not its end: its 'final' value would compare a shorter run
+with finished ones (the report still plots it, marked)."""
 
 
 def finished_only(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of runs that are not known to be unfinished (a run without a card keeps its rows)."""
+    """The rows of finished runs, and of runs without a card or status (hand-made frames)."""
     if frame.empty or "status" not in frame:
         return frame
-    return frame[~frame["status"].isin(UNFINISHED)]
+    return frame[frame["status"].isna() | frame["status"].isin(KEPT)]
 
 
 class Store:
     """The frame split once by sweep, with per-(sweep, metric) series cached: checks read it many times.
-    Runs still running or failed are left out (``UNFINISHED``)."""
+    Runs not finished (running, failed, preempted...) are left out (``KEPT``)."""
 
     def __init__(self, full: pd.DataFrame, samples: pd.DataFrame | None = None, judge: str = cr.DEFAULT_JUDGE) -> None:
         if judge not in cr.JUDGES:

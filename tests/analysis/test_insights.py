@@ -18,8 +18,8 @@ from . import simulate as sim
 
 # insight -> arm overrides (on its sweep's PAPER arms) that make the claim false. SIMULATED.
 CONTRADICT: dict[str, dict[str, dict[str, float]]] = {
-    "E3": {"microcoder": {"rnoise": 0.05}, "livecodebench": {"rnoise": 0.005}},
-    "E4": {"microcoder": {"r0": 0.25, "r1": 0.35}},
+    "E3": {"microcoder": {"rnoise": 0.05}, "livecodebench": {"rnoise": 0.005, "r0": 0.28, "r1": 0.40}},
+    "E4": {"microcoder": {"r0": 0.20, "r1": 0.28}},
     "E5": {"microcoder": {"ap": 0.37, "p": 1.0}},
     "E6": {"microcoder": {"p": 1.0}, "livecodebench": {"p": 4.0}},
     "T1": {"1.2": {"tgrow": -1.0}},
@@ -45,7 +45,7 @@ CONTRADICT: dict[str, dict[str, dict[str, float]]] = {
     "C6": {"256->512@45": {"ap": 0.40}, "256->512@30": {"ap": 0.37}},
     "M3": {a: {"tp": 1.0} for a in ("10%", "20%", "30%", "all")},
     "M4": {"10%": {"lp": 540.0}, "all": {"lp": 420.0}},
-    "M5": {"10%": {"tp": 0.2}, "20%": {"tp": 0.32}, "30%": {"tp": 0.45}, "all": {"tp": 0.6}},
+    "M5": {"10%": {"tp": 0.1}, "20%": {"tp": 0.3}, "30%": {"tp": 0.5}, "all": {"tp": 0.7}},
     "M6": {"none": {"ap": 0.35}},
     "M7": {"none": {"tau": 0.1, "de": 0.10}},
     "M8": {"none": {"ap": 0.52}},
@@ -225,3 +225,13 @@ def test_an_unfinished_run_is_left_out_of_the_verdicts() -> None:
     running = frame.assign(status=frame["status"].where(frame["data"] != "microcoder", "running"))
     verdict = BY_ID["D2"].run(running)
     assert verdict.status == "inconclusive", verdict
+
+
+@pytest.mark.parametrize("state", ["preempted", "pending", "preempting"])
+def test_a_run_in_any_unfinished_state_is_left_out(state: str) -> None:
+    """W&B states beyond running/crashed/failed/killed (a preempted run stopped where it was) pass
+    through the loader as they are; they are no more finished than a running run. SIMULATED."""
+    frame, _ = _world("data", "")
+    stopped = frame.assign(status=frame["status"].where(frame["data"] != "microcoder", state))
+    verdict = BY_ID["D2"].run(stopped)
+    assert verdict.status == "inconclusive" and verdict.reason.startswith("arm missing"), verdict

@@ -17,7 +17,8 @@ from mcsweep.analysis.verdicts import Ctx, Verdict, inconclusive, judge
     sweep="data",
     metrics=(ACC,),
     figure="8_2",
-    criterion=f"hard arm's pass@1 gain > 0 and > easy arm's gain, and the easy gain is within noise of 0; {NOISE}",
+    criterion="hard arm's pass@1 gain > 0 and > easy arm's gain, and the easy gain within +-0.01 (its t-interval "
+    f"inside the minimum effect); {NOISE}",
 )
 def hard_data_raises_accuracy(ctx: Ctx) -> Verdict:
     hard_arm, easy_arm = ctx.arm("hard"), ctx.arm("easy")
