@@ -148,6 +148,10 @@ class Cmp:
     within the minimum effect, -1 when it differs beyond noise, else 0."""
     arms: int = 2
     """2 for a two-sample comparison, 1 for a one-sample one (against 0)."""
+    noninferior: bool = False
+    """True for a part that claims 'a is not worse than b' (T8's pick against each other arm): +1 when the
+    lower end of a - b's t-interval lies above -eps, -1 when b is higher beyond noise, else 0. Not finding
+    b higher is no evidence that a is as good."""
 
     def critical_at(self, alpha: float) -> float:
         """The t-test's critical difference at two-sided ``alpha`` (nan without a noise estimate)."""
@@ -170,6 +174,8 @@ class Cmp:
             return None
         thr = self.threshold_at(alpha)
         raw = 1 if self.diff > thr else -1 if self.diff < -thr else 0
+        if self.noninferior:
+            return -1 if raw == -1 else 1 if self.diff - self.critical_at(alpha) >= -self.eps else 0
         if not self.flip:
             return raw
         if raw:
@@ -184,17 +190,18 @@ class Cmp:
         """Seeds per arm at which a part within noise would count (at two-sided ``alpha``) with ``POWER``
         chance, were the true difference and seed SD as measured: the observed difference merely reaching
         the threshold would be a coin flip. None when more seeds cannot decide it (no noise estimate, a
-        difference below the minimum effect, a 'no difference' part not within it) or would take more than
+        difference below the minimum effect, a 'no difference' part not within it, a 'not worse' part
+        below -eps) or would take more than
         ``most``."""
         if self.sd is None or not math.isfinite(self.diff):
             return None
-        margin = self.eps - abs(self.diff) if self.flip else abs(self.diff) - self.eps
+        margin = self._margin()
         if margin <= 0:
             return None
         for n in range(2, most + 1):
             se, df = self.sd * math.sqrt(self.arms / n), self.df_at(n)
             crit = float(stats.t.ppf(1 - alpha / 2, df))
-            if self.flip:  # |d| + crit * se must stay under eps: roughly crit + t_power SEs of room
+            if self.flip or self.noninferior:  # the interval's end must clear the margin: crit + t_power SEs
                 powered = margin >= (crit + float(stats.t.ppf(POWER, df))) * se
             else:  # the t statistic beyond crit, and the difference beyond eps, each with POWER chance
                 powered = stats.nct.sf(crit, df, abs(self.diff) / se) >= POWER
@@ -202,6 +209,14 @@ class Cmp:
             if powered:
                 return n
         return None
+
+    def _margin(self) -> float:
+        """Room between the difference and the bound it must clear to count (<= 0: no seeds suffice)."""
+        if self.flip:
+            return self.eps - abs(self.diff)
+        if self.noninferior:
+            return self.diff + self.eps
+        return abs(self.diff) - self.eps
 
     def df_at(self, n: int) -> float:
         """Degrees of freedom with ``n`` seeds per arm: Welch's from the arms' SDs, else the pooled count."""

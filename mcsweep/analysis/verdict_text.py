@@ -124,6 +124,13 @@ def _projection(p: Part) -> str:
         if p.seeds_needed is None:
             return f"{head} would need more than {cr.MAX_SEEDS} seeds per arm to be shown {within}"
         return f"{head} would be shown {within} {power} at about {p.seeds_needed} seeds per arm"
+    if p.noninferior:
+        head, above = f"{p.name} ({p.diff:+.3g})", f"above -{_g(p.eps)} (not worse by the minimum effect)"
+        if p.diff <= -p.eps:
+            return f"{head} is not {above}: no number of seeds shows it"
+        if p.seeds_needed is None:
+            return f"{head} would need more than {cr.MAX_SEEDS} seeds per arm to be shown {above}"
+        return f"{head} would be shown {above} {power} at about {p.seeds_needed} seeds per arm"
     way = "as claimed" if p.diff > 0 else "as a reversal"
     if abs(p.diff) <= p.eps:
         below = f"is below the minimum effect {_g(p.eps)}: at that size no number of seeds makes it count"
@@ -135,7 +142,7 @@ def _projection(p: Part) -> str:
 
 def _decided_at(weak: list[Part]) -> str:
     """Seeds per arm at which the verdict itself would be decided, every difference as measured."""
-    reversals = [p.seeds_needed for p in weak if p.diff < 0 and not p.flat and p.seeds_needed]
+    reversals = [p.seeds_needed for p in weak if p.diff < 0 and not (p.flat or p.noninferior) and p.seeds_needed]
     if reversals:
         return f" As measured, it would be contradicted at about {min(reversals)} seeds per arm."
     if all(p.seeds_needed for p in weak):

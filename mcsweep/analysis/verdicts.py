@@ -84,15 +84,17 @@ class Part:
     chance, were its effect as measured."""
     flat: bool = False
     """A 'no difference' part: it counts when its t-interval lies within the minimum effect."""
+    noninferior: bool = False
+    """A 'not worse' part: it counts when its t-interval's lower end lies above minus the minimum effect."""
 
 
 def part_of(name: str, c: cr.Cmp, alpha: float) -> Part:
     """The report's record of comparison ``c``; ``alpha`` is the level its reversal is tested at."""
     sign, reversed_ = c.sign, c.sign_at(alpha) == -1
     outcome = NO_ESTIMATE if sign is None else REVERSED if reversed_ else AS_CLAIMED if sign == 1 else WITHIN_NOISE
-    level = alpha if c.diff < 0 and not c.flip else cr.ALPHA
+    level = alpha if c.diff < 0 and not (c.flip or c.noninferior) else cr.ALPHA
     needed = c.seeds_needed(level) if outcome == WITHIN_NOISE else None
-    return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed, c.flip)
+    return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed, c.flip, c.noninferior)
 
 
 @dataclass(frozen=True)

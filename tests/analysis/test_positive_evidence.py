@@ -1,0 +1,59 @@
+"""Verdicts need positive evidence about the claim's own arm: no 'holds' from a point estimate, from not
+finding a difference, from another arm than the claim names or from the best of several arms picked by
+mean; no crash on a missing series. SIMULATED worlds throughout."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from mcsweep.analysis.criteria import ACC
+from mcsweep.analysis.insights import BY_ID
+
+from . import simulate as sim
+
+TEMP = sim.PAPER["temperature"]
+
+
+def _frames(sweep: str, arms: dict[str, dict[str, float]], seeds: tuple[int, ...] = (0, 1, 2)):
+    return sim.frames(sim.make_sweep(sweep, arms, seeds))
+
+
+def _flat_acc(frame: pd.DataFrame, per_arm: dict[str, list[float]], axis: str = "temperature") -> pd.DataFrame:
+    """``frame`` with each run's test pass@1 flat at its seed's value in ``per_arm`` (seeds in order)."""
+    out = frame.copy()
+    for arm, values in per_arm.items():
+        runs = sorted(out.loc[out[axis] == arm, "run_id"].unique())
+        for rid, v in zip(runs, values, strict=True):
+            out.loc[(out["run_id"] == rid) & (out["metric"] == ACC), "value"] = v
+    return out
+
+
+# --- 1. 'similar' / 'best' claims need positive evidence ------------------------------------------------
+
+
+def test_t7_similar_final_diversity_needs_an_equivalence_test() -> None:
+    """Final diversities 0.05 apart by mean (under the 0.068 tolerance: half the initial spread) with a
+    2-point seed SD: the spread is not shown to be within the tolerance, so 'converges to similar values'
+    does not hold (it did, on the point estimate)."""
+    arms = {a: {**TEMP[a], "dseed": 0.02} for a in ("1.2", "1.8")}
+    verdict = BY_ID["T7"].run(*_frames("temperature", arms))
+    assert verdict.status == "inconclusive", verdict
+    assert any(p.flat for p in verdict.parts), verdict.parts
+
+
+def test_t8_the_rules_pick_must_be_shown_not_worse_than_every_other_arm() -> None:
+    """The rule picks t = 1.2; t = 1.8 ends 0.02 higher by mean, with a 2-point seed SD (within noise):
+    'within noise of the best' is no evidence that the pick is as good, so T8 does not hold."""
+    arms = {**{a: TEMP[a] for a in ("0.6", "1.2")}, "1.8": {**TEMP["1.8"], "ap": 0.43}}
+    arms = {a: {**p, "aseed": 0.02} for a, p in arms.items()}
+    frame, samples = _frames("temperature", arms)
+    verdict = BY_ID["T8"].run(frame, samples)
+    assert verdict.status == "inconclusive", verdict
+
+
+def test_t8_the_best_arm_by_mean_is_not_thereby_the_best() -> None:
+    """The rule's pick t = 1.2 ends highest by mean, but t = 1.8 is within noise of it: not shown."""
+    frame, samples = _frames("temperature", {a: TEMP[a] for a in ("0.6", "1.2", "1.8")})
+    frame = _flat_acc(frame, {"1.2": [0.40, 0.42, 0.44], "1.8": [0.39, 0.41, 0.43]})
+    verdict = BY_ID["T8"].run(frame, samples)
+    assert verdict.status == "inconclusive", verdict
