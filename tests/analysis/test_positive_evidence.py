@@ -5,7 +5,9 @@ mean; no crash on a missing series. SIMULATED worlds throughout."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
+from mcsweep.analysis import reasons
 from mcsweep.analysis.criteria import ACC
 from mcsweep.analysis.insights import BY_ID
 
@@ -57,3 +59,16 @@ def test_t8_the_best_arm_by_mean_is_not_thereby_the_best() -> None:
     frame = _flat_acc(frame, {"1.2": [0.40, 0.42, 0.44], "1.8": [0.39, 0.41, 0.43]})
     verdict = BY_ID["T8"].run(frame, samples)
     assert verdict.status == "inconclusive", verdict
+
+
+# --- 2. a claim about a named arm judges that arm, or none -----------------------------------------------
+
+
+@pytest.mark.parametrize(("iid", "kept"), [("T5", ("1.2", "1.8")), ("T6", ("0.6", "1.2"))])
+def test_a_claim_whose_temperature_did_not_run_is_inconclusive(iid: str, kept: tuple[str, ...]) -> None:
+    """T5 is about t = 0.6 and T6 about t = 1.8: without that arm, the lowest or highest other
+    temperature is not judged in its place."""
+    frame, samples = _frames("temperature", {a: TEMP[a] for a in kept})
+    verdict = BY_ID[iid].run(frame, samples)
+    assert verdict.status == "inconclusive", verdict
+    assert reasons.group_of(verdict.reason) == "arm not run", verdict.reason
