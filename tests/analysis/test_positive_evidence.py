@@ -4,12 +4,14 @@ mean; no crash on a missing series. SIMULATED worlds throughout."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import pandas as pd
 import pytest
 
 from mcsweep.analysis import reasons
 from mcsweep.analysis.criteria import ACC
-from mcsweep.analysis.insights import BY_ID
+from mcsweep.analysis.insights import BY_ID, INSIGHTS
 
 from . import simulate as sim
 
@@ -72,3 +74,33 @@ def test_a_claim_whose_temperature_did_not_run_is_inconclusive(iid: str, kept: t
     verdict = BY_ID[iid].run(frame, samples)
     assert verdict.status == "inconclusive", verdict
     assert reasons.group_of(verdict.reason) == "arm not run", verdict.reason
+
+
+# --- 3. no check crashes on a missing or empty series ---------------------------------------------------
+
+
+def test_m3_without_the_masked_arms_pass_at_1_is_inconclusive() -> None:
+    frame, _ = _frames("masking", sim.PAPER["masking"])
+    masked = frame["masking"].isin(["10%", "20%", "30%", "all"]) & (frame["metric"] == ACC)
+    verdict = BY_ID["M3"].run(frame[~masked])
+    assert verdict.status == "inconclusive" and verdict.reason, verdict
+
+
+@cache
+def _paper(sweep: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    return _frames(sweep, sim.PAPER[sweep])
+
+
+@pytest.mark.parametrize("iid", [i.id for i in INSIGHTS if not i.is_definition])
+def test_no_check_crashes_when_a_metric_is_missing(iid: str) -> None:
+    """Each metric the check reads dropped from every run, then from one arm's runs: a verdict, never an
+    error (M3 took min() over an empty list)."""
+    ins = BY_ID[iid]
+    frame, samples = _paper(ins.sweep)
+    axis = sim.AXIS_OF_SWEEP[ins.sweep]
+    first = sorted(frame[axis].dropna().unique())[0]
+    for metric in sorted(set(ins.metrics) & set(frame["metric"])):
+        gone = frame["metric"] == metric
+        for rows in (gone, gone & (frame[axis] == first)):
+            verdict = ins.run(frame[~rows], samples)
+            assert verdict.status in ("holds", "contradicted", "inconclusive"), (metric, verdict)

@@ -55,6 +55,9 @@ def rise_fall_converge(s: pd.Series) -> bool:
 )
 def masked_accuracy_rises_falls_converges(ctx: Ctx) -> Verdict:
     masked = _by_amount(ctx, with_none=False)
+    blank = [a.label for a in masked if not any(len(s) for s in ctx.series(ACC, a).values())]
+    if blank:
+        raise NotEnoughData(f"no runs with test pass@1 in the masked arm(s) {blank}: their shape is unknown")
     points = min(len(s) for a in masked for s in ctx.series(ACC, a).values())
     if points < SHAPE_POINTS:
         raise NotEnoughData(
