@@ -88,11 +88,12 @@ class Part:
     """A 'not worse' part: it counts when its t-interval's lower end lies above minus the minimum effect."""
 
 
-def part_of(name: str, c: cr.Cmp, alpha: float) -> Part:
-    """The report's record of comparison ``c``; ``alpha`` is the level its reversal is tested at."""
-    sign, reversed_ = c.sign, c.sign_at(alpha) == -1
+def part_of(name: str, c: cr.Cmp, alpha: float, claimed: float = cr.ALPHA) -> Part:
+    """The report's record of comparison ``c``; ``alpha`` is the level its reversal is tested at, ``claimed``
+    the level it must pass as claimed."""
+    sign, reversed_ = c.sign_at(claimed), c.sign_at(alpha) == -1
     outcome = NO_ESTIMATE if sign is None else REVERSED if reversed_ else AS_CLAIMED if sign == 1 else WITHIN_NOISE
-    level = alpha if c.diff < 0 and not (c.flip or c.noninferior) else cr.ALPHA
+    level = alpha if c.diff < 0 and not (c.flip or c.noninferior) else claimed
     needed = c.seeds_needed(level) if outcome == WITHIN_NOISE else None
     return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed, c.flip, c.noninferior)
 
@@ -129,17 +130,20 @@ def inconclusive(reason: str, numbers: dict[str, float] | None = None) -> Verdic
     return Verdict(INCONCLUSIVE, reason, numbers or {})
 
 
-def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None) -> Verdict:
-    """Every part beyond noise in the claimed direction (each at ALPHA) -> holds; a part reversed beyond
-    noise at ALPHA / k (Bonferroni over the k parts) -> contradicted; otherwise inconclusive.
+def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None, alpha: float = cr.ALPHA) -> Verdict:
+    """Every part beyond noise in the claimed direction (each at ``alpha``) -> holds; a part reversed beyond
+    noise at alpha / k (Bonferroni over the k parts) -> contradicted; otherwise inconclusive.
 
     Requiring every part for 'holds' keeps its false rate at most one part's; the corrected level keeps
-    the chance that any of k parts reverses by chance at most one part's too."""
+    the chance that any of k parts reverses by chance at most one part's too. A check that compares the
+    best of several arms picked by mean passes a lower ``alpha`` (ALPHA / arms)."""
     nums = dict(numbers or {})
     for name, c in parts.items():
         nums.update(c.numbers(name))
     test = T_TEST.replace("k parts", f"k = {len(parts)}")
-    laid_out = tuple(part_of(n, c, cr.ALPHA / max(len(parts), 1)) for n, c in parts.items())
+    if alpha != cr.ALPHA:
+        test = test.replace(f"alpha {cr.ALPHA:g} per part", f"alpha {alpha:.3g} per part")
+    laid_out = tuple(part_of(n, c, alpha / max(len(parts), 1), alpha) for n, c in parts.items())
 
     def verdict(status: str, reason: str) -> Verdict:
         return Verdict(status, reason, nums, test, parts=laid_out)
@@ -149,10 +153,10 @@ def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None) -> 
         return verdict(INCONCLUSIVE, UNCOMPUTABLE + ", ".join(uncomputable))
     if not parts or any(c.sign is None for c in parts.values()):
         return verdict(INCONCLUSIVE, NO_NOISE)
-    reversed_ = [n for n, c in parts.items() if c.sign_at(cr.ALPHA / len(parts)) == -1]
+    reversed_ = [n for n, c in parts.items() if c.sign_at(alpha / len(parts)) == -1]
     if reversed_:
         return verdict(CONTRADICTED, "opposite of the claim beyond noise: " + ", ".join(reversed_))
-    weak = [n for n, c in parts.items() if c.sign != 1]
+    weak = [n for n, c in parts.items() if c.sign_at(alpha) != 1]
     if weak:
         return verdict(INCONCLUSIVE, WITHIN + ", ".join(weak))
     return verdict(HOLDS, "every part beyond noise in the claimed direction: " + ", ".join(parts))

@@ -104,3 +104,28 @@ def test_no_check_crashes_when_a_metric_is_missing(iid: str) -> None:
         for rows in (gone, gone & (frame[axis] == first)):
             verdict = ins.run(frame[~rows], samples)
             assert verdict.status in ("holds", "contradicted", "inconclusive"), (metric, verdict)
+
+
+# --- 4. the best of several arms, picked by mean, is tested at a corrected level ------------------------
+
+
+def test_t9_the_best_of_two_staged_arms_is_tested_at_alpha_over_two() -> None:
+    """The better staged arm beats the fixed one by 0.035 (t = 4.3 at 4 df): beyond the critical value at
+    alpha (3.7) but not at alpha / 2 (4.6), the level a pick of the best of 2 staged arms must pass."""
+    arms = {a: TEMP[a] for a in ("1.2", "0.6->1.2@30", "0.6->1.8@30")}
+    frame, _ = _frames("temperature", arms)
+    frame = _flat_acc(
+        frame, {"0.6->1.8@30": [0.495, 0.505, 0.515], "0.6->1.2@30": [0.40, 0.41, 0.42], "1.2": [0.46, 0.47, 0.48]}
+    )
+    verdict = BY_ID["T9"].run(frame)
+    assert verdict.status == "inconclusive", verdict
+
+
+def test_t9_the_staged_arm_must_beat_every_fixed_arm() -> None:
+    """The staged arm beats the fixed arm with the highest mean beyond noise, but not a noisy fixed arm
+    just below it: 'ends higher than any fixed temperature' is not shown."""
+    arms = {a: TEMP[a] for a in ("1.2", "1.8", "0.6->1.8@30")}
+    frame, _ = _frames("temperature", arms)
+    frame = _flat_acc(frame, {"0.6->1.8@30": [0.50, 0.51, 0.52], "1.2": [0.46, 0.47, 0.48], "1.8": [0.40, 0.465, 0.53]})
+    verdict = BY_ID["T9"].run(frame)
+    assert verdict.status == "inconclusive", verdict
