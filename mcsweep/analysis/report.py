@@ -18,7 +18,14 @@ from mcsweep.analysis import claim_plots, compute, false_verdicts, figures, repo
 from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.insights import SWEEPS, check_all, sweep_command
 from mcsweep.analysis.load import LoadReport, load, load_report, load_samples
-from mcsweep.analysis.tables import md_table, passk_markdown, sweep_summary, table1, table1_markdown
+from mcsweep.analysis.tables import (
+    md_table,
+    passk_markdown,
+    sweep_summary,
+    table1,
+    table1_markdown,
+    unused_arms_markdown,
+)
 
 __all__ = ["report", "sweep_summary", "table1", "write_report"]
 
@@ -77,7 +84,10 @@ def _compute_section(rep: LoadReport) -> str:
 
 def _sweeps_section(frame: pd.DataFrame) -> str:
     t = sweep_summary(frame)
-    return md_table(t.to_numpy().tolist(), list(t.columns)) if not t.empty else "No runs."
+    if t.empty:
+        return "No runs."
+    unused = unused_arms_markdown(frame)
+    return md_table(t.to_numpy().tolist(), list(t.columns)) + (f"\n\n{unused}" if unused else "")
 
 
 def _missing_section(frame: pd.DataFrame) -> str:

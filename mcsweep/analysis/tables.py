@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from mcsweep.analysis.arms import AXIS_OF_SWEEP, Arm
+from mcsweep.analysis.arms import AXIS_OF_SWEEP, Arm, arm_of
 from mcsweep.analysis.figures import ALGO_WORD
 from mcsweep.analysis.passk import pass_at_k_table
 
@@ -70,6 +70,31 @@ def sweep_summary(frame: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def unused_arms(frame: pd.DataFrame) -> dict[str, list[str]]:
+    """Per sweep, the arms with no role in any insight (an option the checks do not know, e.g. the data
+    sweep's ``micro_pipeline``): no check reads them, so the report names them rather than drop them
+    silently. Frames without the loader's ``arm`` column read the arm from the axis column."""
+    out: dict[str, list[str]] = {}
+    for sweep, g in frame.drop_duplicates("run_id").groupby("sweep"):
+        axis = AXIS_OF_SWEEP.get(str(sweep))
+        if axis is None or axis not in g:
+            continue
+        arms = g["arm"] if "arm" in g else [None if v is None else arm_of(axis, str(v)) for v in g[axis]]
+        labels = sorted({str(v) for v, a in zip(g[axis], arms, strict=True) if isinstance(a, Arm) and a.kind is None})
+        if labels:
+            out[str(sweep)] = labels
+    return out
+
+
+def unused_arms_markdown(frame: pd.DataFrame) -> str:
+    """The sentence under the sweeps table naming the arms no insight reads; '' when there are none."""
+    unused = unused_arms(frame)
+    if not unused:
+        return ""
+    named = "; ".join(f"{sweep}: {', '.join(labels)}" for sweep, labels in unused.items())
+    return f"Arms no insight reads (no role in any claim; run, shown in the figures and pass@k, not judged): {named}."
 
 
 def table1_long(frame: pd.DataFrame) -> pd.DataFrame:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -129,3 +130,16 @@ def test_t9_the_staged_arm_must_beat_every_fixed_arm() -> None:
     frame = _flat_acc(frame, {"0.6->1.8@30": [0.50, 0.51, 0.52], "1.2": [0.46, 0.47, 0.48], "1.8": [0.40, 0.465, 0.53]})
     verdict = BY_ID["T9"].run(frame)
     assert verdict.status == "inconclusive", verdict
+
+
+# --- 5. an arm no claim reads is named, not dropped silently ---------------------------------------------
+
+
+def test_an_arm_with_no_role_is_listed_as_unused() -> None:
+    """The data sweep's third arm (mcsweep's micro_pipeline) has no role in D1-D4: the report names it."""
+    from mcsweep.analysis.tables import unused_arms
+
+    arms = {**sim.PAPER["data"], "micro_pipeline": sim.PAPER["data"]["microcoder"]}
+    frame, _ = _frames("data", arms)
+    assert unused_arms(frame) == {"data": ["micro_pipeline"]}
+    assert np.isin(["deepcoder", "microcoder"], frame["data"].unique()).all()
