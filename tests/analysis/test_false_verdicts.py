@@ -7,7 +7,7 @@ within about 0.2 pp (binomial SE), far inside the 2% bound. Per insight the boun
 verdicts of 50; a single-part two-arm claim carries about 2% (1% per direction), multi-part claims less,
 so a fresh set of draws would exceed it for such an insight with probability about 8%, and for one whose
 rate is 6% or more with probability above 50%. The draws are seeded, so the test is deterministic (the
-measured maximum is 1 of 50: E6, T7, D1, D2, B3, B4); ``benchmarks/bench_verdicts.py --draws N`` measures with more
+measured maximum is 1 of 50: E6, T4, D1, D2, B3, B4); ``benchmarks/bench_verdicts.py --draws N`` measures with more
 draws and the power. Runtime: 50 worlds, each built in memory and checked once (10-15 s a world here
 with the 2 cores shared at load 12).
 """

@@ -289,8 +289,8 @@ def picked_alpha(arms: list[Arm]) -> float:
     figure="7_2",
     criterion="the rule (lowest fixed temperature whose initial diversity is >= the "
     "convergence value) picks an arm whose final pass@1 is shown not below any other fixed arm's by the "
-    "minimum effect (non-inferiority: the lower end of pick - other's t-interval above -0.01), where T7's "
-    "convergence holds and some temperature starts below that value beyond noise (T4's premise); "
+    "minimum effect (non-inferiority: the lower end of pick - other's t-interval above -0.01), where some "
+    "temperature starts below that value beyond noise (T4's premise); "
     f"contradicted when another fixed arm ends higher beyond noise; {NOISE}",
 )
 def diversity_rule_picks_a_best_temperature(ctx: Ctx) -> Verdict:
