@@ -97,6 +97,8 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         if sampler not in SAMPLERS:
             raise ValueError(f"unknown sampler {sampler!r}; one of {SAMPLERS}")
         super().__init__(*args, **kwargs)
+        if sampler == "fast":
+            self._check_whole_weights()
         if sampler == "fast" and not self.use_vllm:
             fast_sampler.check_supported(self.accelerator.unwrap_model(self.model))
         self.sampler, self.shared_prompt = sampler, shared_prompt
@@ -113,6 +115,16 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self.phase_seconds = {"generation": 0.0, "score": 0.0}
         self._frozen: FrozenRows | None = None  # set by _compute_loss for its own forward
         self._sampled_entropies: list[list[float]] | None = None  # the fast sampler's, for the next rollout
+
+    def _check_whole_weights(self) -> None:
+        """The fast sampler reads each layer's weights outside its forward, where ZeRO-3 leaves empty
+        placeholders and FSDP DTensor shards (it failed at the first rollout or evaluation)."""
+        sharding = "DeepSpeed ZeRO-3" if self._dist.is_zero3 else "FSDP" if self._dist.is_fsdp else None
+        if sharding:
+            raise ValueError(
+                f"rollout.sampler=fast needs each process to hold whole weights, which {sharding} shards; "
+                "use rollout.sampler=hf_generate"
+            )
 
     def set_temperature(self, value: float) -> None:
         """Use `value` for sampling and for every log-probability from the next rollout on."""
