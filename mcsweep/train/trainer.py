@@ -47,6 +47,17 @@ SAMPLERS = ("hf_generate", "fast")
 ADVANTAGE_SCALED_LOSSES = ("grpo", "bnpo", "dr_grpo", "dapo", "luspo", "cispo", "sapo")
 
 
+def _replace_fused_lm_head(model: torch.nn.Module, temperature: float, fp32: bool, outputs: tuple[str, ...]) -> None:
+    """TRL's fused LM head at `temperature`, wrapping the forward that stood before the first change.
+
+    `add_fused_lm_head` wraps whatever `model.forward` is; re-applied at every change of a schedule it
+    nested one forward per change (2,000 changes overflowed Python's recursion limit in the forward).
+    """
+    before = model.__dict__.setdefault("_mcsweep_forward_before_schedule", model.forward)
+    model.forward = before
+    add_fused_lm_head(model, temperature=temperature, cast_lm_head_to_fp32=fp32, outputs=outputs)
+
+
 @dataclass
 class MaskSettings:
     mode: str
@@ -136,18 +147,10 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             self.generation_kwargs["temperature"] = value
         if getattr(self, "vllm_generation", None) is not None:
             self.vllm_generation.temperature = value
-        add_fused_lm_head(
-            self.accelerator.unwrap_model(self.model),
-            temperature=value,
-            cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32,
-            outputs=("log_probs", "entropy"),
-        )
+        fp32 = self.args.cast_lm_head_to_fp32
+        _replace_fused_lm_head(self.accelerator.unwrap_model(self.model), value, fp32, ("log_probs", "entropy"))
         if self.ref_model is not None:
-            add_fused_lm_head(
-                self.accelerator.unwrap_model(self.ref_model),
-                temperature=value,
-                cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32,
-            )
+            _replace_fused_lm_head(self.accelerator.unwrap_model(self.ref_model), value, fp32, ("log_probs",))
 
     def set_max_completion_length(self, value: int) -> None:
         """Context extension: longer responses from the next rollout on (HF and vLLM paths)."""
