@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from trl.distributed import DistributedBackend
 
+from mcsweep.config.schema import ConfigError
+from mcsweep.gpu.__main__ import compose_run_config
 from mcsweep.train.data import prompt_dataset, train_problems
 from mcsweep.train.reward import ExecutionReward
 from mcsweep.train.run import grpo_args, load_policy, policy_spec
@@ -49,3 +51,11 @@ def test_the_fast_sampler_is_refused_where_weights_are_sharded(tiny_run, tmp_pat
 
 def test_the_fast_sampler_runs_with_whole_weights(tiny_run, tmp_path):
     assert _build(tiny_run, tmp_path, "fast").sampler == "fast"
+
+
+@pytest.mark.parametrize("accelerate", ["zero3", "fsdp"])
+def test_the_fast_sampler_is_refused_before_launch_where_the_point_shards_weights(accelerate):
+    with pytest.raises(ConfigError, match=r"rollout\.sampler: fast needs each process to hold whole weights"):
+        compose_run_config(["scale=paper", "rollout=hf", f"accelerate={accelerate}"])
+    compose_run_config(["scale=paper", "rollout=hf", "rollout.sampler=hf_generate", f"accelerate={accelerate}"])
+    compose_run_config(["scale=paper", "rollout=hf", "accelerate=zero2"])
