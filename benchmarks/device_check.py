@@ -182,7 +182,9 @@ def check_configs(workdir: Path, backends: list[str]) -> list[str]:
         lines.append(f"config ok: device plan rollout={rollout} ({cfg.rollout.backend}{mode})")
     for model in MODELS:
         for rollout in ROLLOUTS:
-            cfg = compose(["scale=paper", f"model={model}", f"rollout={rollout}"])
+            # the fast sampler needs whole weights, which paper scale's ZeRO-3 shards (refused by validation)
+            sampler = ["rollout.sampler=hf_generate"] if rollout == "hf" else []
+            cfg = compose(["scale=paper", f"model={model}", f"rollout={rollout}", *sampler])
             try:
                 require_rollout_backend(cfg)
                 guard = "backend available"

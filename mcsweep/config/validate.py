@@ -24,6 +24,7 @@ def validate_config(cfg: DictConfig) -> RunConfig:
         message = str(getattr(err, "msg", err)).splitlines()[0]  # the rest repeats the key and the schema
         raise ConfigError(f"{key}: {message}") from None
     check_schedule(run)
+    check_sampler(run)
     return run
 
 
@@ -35,4 +36,27 @@ def check_schedule(cfg: RunConfig) -> None:
         at is None or at < cfg.train.steps,
         "context.extend_at_step",
         f"extension at step {at} never happens: train.steps={cfg.train.steps} (raise train.steps or extend earlier)",
+    )
+
+
+def shards_weights(accelerate: dict) -> str | None:
+    """The name of the accelerate setting that shards each process's weights (ZeRO-3, FSDP), or None."""
+    if accelerate.get("distributed_type") == "FSDP":
+        return "FSDP"
+    if (
+        accelerate.get("distributed_type") == "DEEPSPEED"
+        and accelerate.get("deepspeed_config", {}).get("zero_stage") == 3
+    ):
+        return "DeepSpeed ZeRO-3"
+    return None
+
+
+def check_sampler(cfg: RunConfig) -> None:
+    """The fast sampler reads whole weights outside each layer's forward: refused before launch where the
+    point's processes shard them (the trainer refuses it too, for a manual `accelerate launch`)."""
+    sharding = shards_weights(cfg.launcher.accelerate) if cfg.launcher.processes > 1 else None
+    check(
+        cfg.rollout.sampler != "fast" or sharding is None,
+        "rollout.sampler",
+        f"fast needs each process to hold whole weights, which {sharding} shards: use rollout.sampler=hf_generate",
     )

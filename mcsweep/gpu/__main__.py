@@ -48,7 +48,12 @@ def _parser() -> argparse.ArgumentParser:
     lay.add_argument("--nodes", type=int, default=1)
     lay.add_argument("--gpus-per-node", type=int, default=8)
     lay.add_argument("--vllm-gpus", type=int, default=4, help="vLLM GPUs on a single node")
-    lay.add_argument("--tensor-parallel", type=int, default=1)
+    lay.add_argument(
+        "--tensor-parallel",
+        type=int,
+        default=None,
+        help="vLLM tensor parallel size (default: all the server's GPUs, one engine; smaller serves data parallel)",
+    )
     lay.add_argument("--strategy", default="zero3", help="a conf/accelerate/<name>.yaml")
     lay.add_argument("--print", dest="what", choices=("all", "vllm", "train", "port"), default="all")
     pre = sub.add_parser("preflight", help="driver, CUDA, GPUs and library versions on this node")
@@ -90,6 +95,12 @@ def _layout(args: argparse.Namespace) -> int:
         print(cfg.rollout.server_port)
         return 0
     if args.what in ("all", "vllm"):
+        if layout.data_parallel > 1:
+            print(
+                f"WARNING: vLLM data parallel {layout.data_parallel}: TRL 1.16 says it errors for dense models "
+                "(unverified here; docs/gpu.md, open items)",
+                file=sys.stderr,
+            )
         print(serve_command(cfg, layout))
     if args.what in ("all", "train"):
         print(train_command(layout, args.overrides))

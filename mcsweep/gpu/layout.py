@@ -20,16 +20,23 @@ TRAIN_PORT = 29500
 
 @dataclass(frozen=True)
 class ServerLayout:
-    """`vllm_gpus` counts only on one node; on several, vLLM takes the whole last node."""
+    """`vllm_gpus` counts only on one node; on several, vLLM takes the whole last node.
+
+    `tensor_parallel` defaults to all the server's GPUs: one engine, the form TRL 1.16 supports for
+    dense models (its `vllm-serve` help says a data-parallel size above 1 errors for them). A smaller
+    value serves with data parallel, unverified on a GPU (docs/gpu.md, open items).
+    """
 
     nodes: int = 1
     gpus_per_node: int = 8
     vllm_gpus: int = 4
-    tensor_parallel: int = 1
+    tensor_parallel: int | None = None
     strategy: str = "zero3"
 
     def __post_init__(self) -> None:
         serve = self.serve_gpus
+        if self.tensor_parallel is None:
+            object.__setattr__(self, "tensor_parallel", serve)
         if self.nodes < 1 or self.gpus_per_node < 1:
             raise ValueError(f"need nodes >= 1 and gpus_per_node >= 1 (got {self.nodes}, {self.gpus_per_node})")
         if self.nodes == 1 and not 1 <= self.vllm_gpus < self.gpus_per_node:
@@ -42,6 +49,10 @@ class ServerLayout:
     @property
     def serve_gpus(self) -> int:
         return self.vllm_gpus if self.nodes == 1 else self.gpus_per_node
+
+    @property
+    def data_parallel(self) -> int:
+        return self.serve_gpus // self.tensor_parallel
 
     @property
     def train_machines(self) -> int:
@@ -75,7 +86,7 @@ def serve_command(cfg: RunConfig, layout: ServerLayout) -> str:
         "--tensor_parallel_size",
         str(layout.tensor_parallel),
         "--data_parallel_size",
-        str(layout.serve_gpus // layout.tensor_parallel),
+        str(layout.data_parallel),
         "--host",
         "0.0.0.0",
         "--port",

@@ -14,6 +14,7 @@ as a new `run-store` artifact version.
 from __future__ import annotations
 
 import argparse
+import gc
 from dataclasses import replace
 from pathlib import Path
 
@@ -65,39 +66,64 @@ def _done(store: RunStore) -> set[tuple[int, float]]:
     return {(r["step"], r["temperature"]) for r in store.rows("temperature_evals")}
 
 
+def pending(
+    found: dict[int, Path | None], temperatures: list[float], done: set[tuple[int, float]]
+) -> list[tuple[int, Path | None, list[float]]]:
+    """(step, checkpoint, temperatures not yet evaluated) per step with any, in step order (step 0 first)."""
+    todo = [(step, path, [t for t in temperatures if (step, t) not in done]) for step, path in found.items()]
+    return [(step, path, temps) for step, path, temps in sorted(todo, key=lambda x: x[0]) if temps]
+
+
+def _release() -> None:
+    """Return a dropped policy's memory to the device before the next one loads."""
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
 def evaluate_at_temperatures(
     run_dir: Path, temperatures: list[float], steps: list[int] | None, samples: int | None = None
 ) -> int:
-    """Evaluate each (checkpoint, temperature) pair not yet done; returns how many were run."""
+    """Evaluate each (checkpoint, temperature) pair not yet done; returns how many were run.
+
+    One policy is on the device at a time, each loaded once for all its temperatures: the base policy
+    (step 0) and two checkpoints held at once did not fit an 80 GB GPU for the 8B model in float32."""
     store = RunStore(run_dir)
     cfg = validate_config(OmegaConf.load(run_dir / "config.yaml"))
     problems = test_problems(cfg.data, policy_spec(cfg).world)
-    model, tokenizer = load_policy(cfg)
-    model = model.to("cuda" if torch.cuda.is_available() else "cpu")
-    todo = [(s, p, t) for s, p in checkpoints(store, steps).items() for t in temperatures if (s, t) not in _done(store)]
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    base, tokenizer = load_policy(cfg)
+    todo = pending(checkpoints(store, steps), temperatures, _done(store))
     evaluator = make_evaluator(cfg, shadow=False)
-    base = robustness_settings(cfg, chat_format(cfg, tokenizer))
+    settings = robustness_settings(cfg, chat_format(cfg, tokenizer))
     if samples:
-        base = replace(base, samples=samples)
+        settings = replace(settings, samples=samples)
     acc = Accelerator(cpu=not torch.cuda.is_available())
     card = store.read_json("run_card.json")
     run_id = card.get("run_id", run_dir.name)
     wandb_run = start_wandb(cfg, run_id, run_dir, plain_dict(cfg), card) if todo else None
+    progress = tqdm(total=sum(len(temps) for _, _, temps in todo), desc="checkpoint x temperature")
     try:
-        for step, path, temp in tqdm(todo, desc="checkpoint x temperature"):
-            policy = model if path is None else load_checkpoint(cfg, path, model.device)
-            s = replace(base, temperature=temp, seed=base.seed + step)
-            summaries, rows = evaluate_split(policy, tokenizer, acc, problems, evaluator, s, step)
-            store.append("eval_samples", rows)
-            summary = {**summaries[0], "temperature": temp}
-            store.append("temperature_evals", [summary])
-            log_eval_rows("temperature_evals", [summary])
+        for step, path, temps in todo:
+            policy = base.to(device) if path is None else load_checkpoint(cfg, path, device)
+            base = None  # only step 0 evaluates it, and step 0 comes first
+            for temp in temps:
+                s = replace(settings, temperature=temp, seed=settings.seed + step)
+                summaries, rows = evaluate_split(policy, tokenizer, acc, problems, evaluator, s, step)
+                store.append("eval_samples", rows)
+                summary = {**summaries[0], "temperature": temp}
+                store.append("temperature_evals", [summary])
+                log_eval_rows("temperature_evals", [summary])
+                progress.update()
+            policy = None
+            _release()
     finally:
+        progress.close()
         evaluator.close()
         if wandb_run is not None:
             log_run_store(run_dir, "temperature-eval")
             wandb_run.finish()
-    return len(todo)
+    return progress.n
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -47,6 +47,17 @@ SAMPLERS = ("hf_generate", "fast")
 ADVANTAGE_SCALED_LOSSES = ("grpo", "bnpo", "dr_grpo", "dapo", "luspo", "cispo", "sapo")
 
 
+def _replace_fused_lm_head(model: torch.nn.Module, temperature: float, fp32: bool, outputs: tuple[str, ...]) -> None:
+    """TRL's fused LM head at `temperature`, wrapping the forward that stood before the first change.
+
+    `add_fused_lm_head` wraps whatever `model.forward` is; re-applied at every change of a schedule it
+    nested one forward per change (2,000 changes overflowed Python's recursion limit in the forward).
+    """
+    before = model.__dict__.setdefault("_mcsweep_forward_before_schedule", model.forward)
+    model.forward = before
+    add_fused_lm_head(model, temperature=temperature, cast_lm_head_to_fp32=fp32, outputs=outputs)
+
+
 @dataclass
 class MaskSettings:
     mode: str
@@ -97,6 +108,8 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         if sampler not in SAMPLERS:
             raise ValueError(f"unknown sampler {sampler!r}; one of {SAMPLERS}")
         super().__init__(*args, **kwargs)
+        if sampler == "fast":
+            self._check_whole_weights()
         if sampler == "fast" and not self.use_vllm:
             fast_sampler.check_supported(self.accelerator.unwrap_model(self.model))
         self.sampler, self.shared_prompt = sampler, shared_prompt
@@ -114,6 +127,16 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         self._frozen: FrozenRows | None = None  # set by _compute_loss for its own forward
         self._sampled_entropies: list[list[float]] | None = None  # the fast sampler's, for the next rollout
 
+    def _check_whole_weights(self) -> None:
+        """The fast sampler reads each layer's weights outside its forward, where ZeRO-3 leaves empty
+        placeholders and FSDP DTensor shards (it failed at the first rollout or evaluation)."""
+        sharding = "DeepSpeed ZeRO-3" if self._dist.is_zero3 else "FSDP" if self._dist.is_fsdp else None
+        if sharding:
+            raise ValueError(
+                f"rollout.sampler=fast needs each process to hold whole weights, which {sharding} shards; "
+                "use rollout.sampler=hf_generate"
+            )
+
     def set_temperature(self, value: float) -> None:
         """Use `value` for sampling and for every log-probability from the next rollout on."""
         if value == self.temperature:
@@ -124,18 +147,10 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
             self.generation_kwargs["temperature"] = value
         if getattr(self, "vllm_generation", None) is not None:
             self.vllm_generation.temperature = value
-        add_fused_lm_head(
-            self.accelerator.unwrap_model(self.model),
-            temperature=value,
-            cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32,
-            outputs=("log_probs", "entropy"),
-        )
+        fp32 = self.args.cast_lm_head_to_fp32
+        _replace_fused_lm_head(self.accelerator.unwrap_model(self.model), value, fp32, ("log_probs", "entropy"))
         if self.ref_model is not None:
-            add_fused_lm_head(
-                self.accelerator.unwrap_model(self.ref_model),
-                temperature=value,
-                cast_lm_head_to_fp32=self.args.cast_lm_head_to_fp32,
-            )
+            _replace_fused_lm_head(self.accelerator.unwrap_model(self.ref_model), value, fp32, ("log_probs",))
 
     def set_max_completion_length(self, value: int) -> None:
         """Context extension: longer responses from the next rollout on (HF and vLLM paths)."""

@@ -82,9 +82,20 @@ def test_bad_layouts_are_named(kw, message):
 
 def test_cli_prints_both_commands(capsys):
     assert main(["layout", *SMALL]) == 0
-    serve, train = capsys.readouterr().out.strip().splitlines()
-    assert "trl vllm-serve" in serve and "--data_parallel_size 4" in serve
+    out = capsys.readouterr()
+    serve, train = out.out.strip().splitlines()
+    assert "trl vllm-serve" in serve and "--tensor_parallel_size 4 --data_parallel_size 1" in serve
     assert "accelerate launch" in train and "--num_processes 4" in train
+    assert "WARNING" not in out.err
+
+
+def test_the_server_is_one_engine_unless_tensor_parallel_is_smaller(capsys):
+    """TRL 1.16's vllm-serve says a data-parallel size above 1 errors for dense models: the default
+    layout serves one engine across the server's GPUs (it served four data-parallel engines)."""
+    assert ServerLayout(nodes=3).data_parallel == ServerLayout(nodes=1, vllm_gpus=2).data_parallel == 1
+    assert main(["layout", "--tensor-parallel", "2", "--print", "vllm", *SMALL]) == 0
+    out = capsys.readouterr()
+    assert "--tensor_parallel_size 2 --data_parallel_size 2" in out.out and "data parallel 2" in out.err
 
 
 def test_cli_refuses_trainers_that_cannot_split_an_update():
@@ -141,7 +152,7 @@ def run_sbatch(tmp_path: Path, nodes: int, env: dict[str, str], overrides: list[
 
 
 def test_sbatch_three_nodes(tmp_path):
-    rc, out, calls = run_sbatch(tmp_path, 3, {"TP": "2"}, FITS)
+    rc, out, calls = run_sbatch(tmp_path, 3, {"TP": "2"}, FITS)  # data parallel 4, asked for
     assert rc == 0, out
     lines = calls.splitlines()
     steps = [line for line in lines if line.startswith("srun ")]

@@ -265,3 +265,18 @@ def test_the_diversity_probe_runs_once_training_is_set_up(tiny_run, tmp_path):
     train_closing(trainer)
     assert store.read_json("temperature_probe.json")["chosen"] == 0.05
     assert [r["temperature"] for r in store.rows("metrics") if "temperature" in r] == [0.05]
+
+
+def test_many_temperature_changes_keep_one_fused_head(tiny_run, tmp_path):
+    """A ramp changes the temperature at every rollout: each change replaces the fused LM head rather than
+    wrapping the previous one (2,000 changes nested 2,000 forwards: a RecursionError in generation)."""
+    trainer, tokenizer = _trainer(tiny_run, tmp_path, "none", 0.0)
+    for step in range(2000):
+        trainer.set_temperature(0.5 + step / 1000)
+    ids = tokenizer("Given a list of integers, sort it.", return_tensors="pt")["input_ids"]
+    mask = torch.ones_like(ids)
+    logps, _, _ = trainer._get_per_token_logps_and_entropies(trainer.model, ids, mask, ids.shape[1] - 1)
+    with torch.no_grad():
+        logits = trainer.model(input_ids=ids, attention_mask=mask).logits[:, :-1] / trainer.temperature
+    manual = torch.log_softmax(logits, -1).gather(-1, ids[:, 1:, None]).squeeze(-1)
+    assert torch.allclose(logps, manual[:, -logps.shape[1] :], atol=1e-4)
