@@ -136,6 +136,21 @@ def test_run_all_continues_after_a_timeout():
     assert r.verdict == "time_limit"
 
 
+def test_the_limit_is_cpu_time_and_a_run_kept_waiting_is_not_failed_for_it():
+    """``timeout_s`` is the CPU time of a test's tree; the wall limit, three times longer, only ends runs
+    that wait. A run held to a CPU it shares with a trainer waits most of its time to be scheduled
+    (modelled here by sleeping): with the wall limit equal to the CPU limit, 100 of 100 honest solutions
+    spending half their limit in CPU were time_limit beside two training runs (round 14)."""
+    spin = "import time\nend = time.process_time() + 0.7\nwhile time.process_time() < end:\n    pass\n"
+    with Evaluator(workers=1, timeout_s=0.5) as ev:
+        waits = grade(ev, "import time\ntime.sleep(0.7)\n" + ADD)
+        spins, hangs = grade(ev, spin + ADD), grade(ev, "import time\ntime.sleep(30)\n" + ADD)
+    assert waits.passed, waits.tests
+    assert spins.verdict == "time_limit" and "CPU time" in spins.tests[0].error
+    assert hangs.verdict == "time_limit" and hangs.tests[0].error == "wall time limit"
+    assert 1.4 < hangs.tests[0].time_s < 2.0
+
+
 def test_shadow_disagreement_is_visible(evaluator):
     io = json.dumps({"inputs": ["3\n"], "outputs": ["0.333333333333\n"]})
     r = grade(evaluator, "print(1 / int(input()))", io)
