@@ -1,6 +1,7 @@
 """End-to-end grading through the real sandbox (no mocks)."""
 
 import json
+from dataclasses import replace
 
 import pytest
 from evaluator_cases import ADD_IO, CALL_IO
@@ -149,6 +150,21 @@ def test_the_limit_is_cpu_time_and_a_run_kept_waiting_is_not_failed_for_it():
     assert spins.verdict == "time_limit" and "CPU time" in spins.tests[0].error
     assert hangs.verdict == "time_limit" and hangs.tests[0].error == "wall time limit"
     assert 1.4 < hangs.tests[0].time_s < 2.0
+
+
+def test_the_default_total_limit_grows_with_the_number_of_tests():
+    """Each test within its limit, a solution is never cut by the default total limit: a fixed one (60 s)
+    failed an honest solution to a 100-test problem after 77 tests (round 14). Here the fixed part is
+    lowered to 1 s and 10 tests take about 1.5 s."""
+    io = json.dumps({"inputs": ["1 2\n"] * 10, "outputs": ["3\n"] * 10})
+    spin = "import time\nend = time.process_time() + 0.15\nwhile time.process_time() < end:\n    pass\n"
+    with Evaluator(workers=1, timeout_s=0.3) as ev:
+        ev.limits = replace(ev.limits, total_timeout_s=1.0)
+        r = grade(ev, spin + ADD, io)
+    assert r.passed and len(r.tests) == 10, [t.error for t in r.tests]
+    with Evaluator(workers=1, timeout_s=0.3, total_timeout_s=1.0) as ev:  # a total given is kept
+        r = grade(ev, spin + ADD, io)
+    assert r.verdict == "time_limit" and r.tests[-1].error.endswith("total time limit")
 
 
 def test_shadow_disagreement_is_visible(evaluator):
