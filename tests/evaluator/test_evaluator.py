@@ -152,6 +152,15 @@ def test_the_limit_is_cpu_time_and_a_run_kept_waiting_is_not_failed_for_it():
     assert 1.4 < hangs.tests[0].time_s < 2.0
 
 
+def test_an_endless_loop_ends_at_its_cpu_limit_not_a_second_later():
+    """With the wall limit 3x the CPU limit, ``RLIMIT_CPU`` ends an endless loop: at ``int(limit) + 1`` it
+    ran 1.9 s of a 1 s limit (round 14); now ``SIGXCPU`` comes at the first whole second past the limit."""
+    with Evaluator(workers=1, timeout_s=1.0) as ev:
+        r = grade(ev, "while True:\n    pass\n")
+    cpu = r.tests[0].error
+    assert r.verdict == "time_limit" and ("SIGXCPU" in cpu or float(cpu.split()[-2]) < 1.5), cpu
+
+
 def test_the_default_total_limit_grows_with_the_number_of_tests():
     """Each test within its limit, a solution is never cut by the default total limit: a fixed one (60 s)
     failed an honest solution to a 100-test problem after 77 tests (round 14). Here the fixed part is
