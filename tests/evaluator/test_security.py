@@ -1462,6 +1462,19 @@ def test_each_workers_runs_are_held_to_a_cpu_of_their_own(hostile):
     assert probe(hostile, code, "1 EPERM").passed
 
 
+def test_a_runs_processes_stay_in_their_zygotes_session(hostile):
+    """Each session is an autogroup, a CPU share of its own: a hog whose 8 processes each made one took 8
+    shares of its CPU, and honest runs of another grader held to that CPU went past their wall limit (3 of
+    30 spending 0.3 s of a 1 s limit; none beside the same hog in one session). ``setsid`` is denied."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, os\nr, w = os.pipe()\nif os.fork() == 0:\n    try:\n        os.setsid()\n        got = 'new'\n"
+        "    except OSError as e:\n        got = errno.errorcode[e.errno]\n    os.write(w, got.encode())\n"
+        "    os._exit(0)\nos.wait()\nprint(os.read(r, 16).decode())\n"
+    )
+    assert probe(hostile, code, "EPERM").passed
+
+
 def test_an_error_text_the_solution_writes_itself_is_cut_and_cleaned(hostile):
     """The child cuts its own error texts; a line the solution writes is cut in the grader too, and loses
     its control characters (terminal escapes would reach whoever prints the results)."""
