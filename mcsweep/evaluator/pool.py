@@ -259,7 +259,7 @@ def _verdict(
             return stage if isinstance(stage, TestResult) else judge(job, index, stage.status, "", stage.err)
         if stage.status != "compiled":
             return TestResult(index, "runtime_error", error="malformed report from the sandbox")
-    if short == _TIMEOUT or killed:
+    if short == _TIMEOUT or (killed and not _ended_by_itself(exited)):
         return TestResult(index, "time_limit", error="wall time limit")
     if len(lines) == 2:
         report = _decoded(index, lines[1])
@@ -269,6 +269,13 @@ def _verdict(
             return TestResult(index, "wrong_answer", error="result far larger than the expected one")
         return TestResult(index, "runtime_error", error="report over its size cap")
     return _death(job, index, exited, out_fd, limits)
+
+
+def _ended_by_itself(exited: Exited) -> bool:
+    """The child exited (it was not killed): so before the kill the grader asked for at the wall limit, which
+    then only waited on the zygote's cleanup of the run (its tree reaped, its tmpfs unmounted, the page cache
+    it left given back), the sandbox's time, not the solution's."""
+    return exited.status is not None and os.WIFEXITED(exited.status)
 
 
 def _setup_failed(exited: Exited) -> bool:
