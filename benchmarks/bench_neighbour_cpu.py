@@ -22,9 +22,9 @@ from unittest import mock
 from mcsweep.evaluator import Evaluator, GradeRequest
 
 IO = json.dumps({"inputs": [""], "outputs": ["ok\n"]})
-HOG = (  # each helper in a session of its own: the kernel's autogroups would share the CPU by session
-    "import os\nfor _ in range(7):\n    if os.fork() == 0:\n        os.setsid()\n        while True:\n"
-    "            pass\nwhile True:\n    pass\n"
+HOG = (  # each helper tries a session of its own (denied since round 14: autogroups share the CPU by session)
+    "import os\nfor _ in range(7):\n    if os.fork() == 0:\n        try:\n            os.setsid()\n"
+    "        except OSError:\n            pass\n        while True:\n            pass\nwhile True:\n    pass\n"
 )
 CORRECT = "s = 0\nfor i in range(3_000_000):\n    s += i * i\nprint('ok')\n"
 

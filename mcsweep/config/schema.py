@@ -214,7 +214,11 @@ class EvaluatorConfig:
         },
     )
     timeout_s: float = field(
-        default=2.0, metadata={"help": "Seconds per test, wall and CPU, before a solution counts as time_limit."}
+        default=2.0,
+        metadata={
+            "help": "CPU seconds per test (its whole process tree) before a solution counts as time_limit; "
+            "its wall limit is 3 times that, so that waiting for a busy CPU is not charged."
+        },
     )
     memory_mb: int = field(
         default=1024, metadata={"help": "Address-space limit of a solution's process, in MB (at least 64)."}

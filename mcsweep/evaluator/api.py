@@ -14,7 +14,7 @@ from typing import Any
 
 from .comparators import Comparator, make_comparator
 from .extract import extract_code
-from .pool import Job, TestResult, grade_job, summarise
+from .pool import WALL_FACTOR, Job, TestResult, grade_job, summarise
 from .problem import Problem, ProblemFormatError, parse_problem
 from .sandbox import DEFAULT_HIDDEN, Isolation, Limits, Slot
 
@@ -116,6 +116,7 @@ class Evaluator:
         atol: float = 1e-6,
         hidden_paths: Sequence[str] = DEFAULT_HIDDEN,
         dedupe: bool = False,
+        wall_timeout_s: float | None = None,
     ) -> None:
         self.comparators: tuple[Comparator, ...] = tuple(
             make_comparator(name, rtol, atol) for name in (comparator, *shadow_comparators)
@@ -124,6 +125,10 @@ class Evaluator:
         self.duplicates = 0  # requests answered by an identical request's run (dedupe)
         total = total_timeout_s if total_timeout_s is not None else max(60.0, 10 * timeout_s)
         self.limits = Limits(timeout_s=timeout_s, total_timeout_s=total, memory_mb=memory_mb)
+        # timeout_s is each test's CPU limit (its whole tree's); its wall limit is longer, so that a run
+        # slowed by a busy host (a trainer on its CPU) is not failed for the time it waited to be scheduled.
+        self.wall_s = wall_timeout_s if wall_timeout_s is not None else WALL_FACTOR * timeout_s
+        self.total_s = total_timeout_s  # None: per problem, at least every test's wall limit (pool.total_budget)
         self.workers = workers or os.cpu_count() or 1
         self._hidden = tuple(hidden_paths)
         # A worker's slot, or its CPU where the slot is to be started afresh (after a sandbox error).
@@ -187,7 +192,7 @@ class Evaluator:
             self._slots.put(held)
             return self._sandbox_error(exc)
         try:
-            results = grade_job(slot, job, self.limits)
+            results = grade_job(slot, job, self.limits, self.wall_s, self.total_s)
         except Exception as exc:
             self._retire(slot)
             self._slots.put(slot.cpu)

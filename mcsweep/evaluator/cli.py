@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--comparator", choices=COMPARATORS, default="microcoder")
     grade.add_argument("--out", required=True)
     grade.add_argument("--workers", type=int, default=None)
-    grade.add_argument("--timeout", type=float, default=6.0, help="seconds per test (wall and CPU)")
+    grade.add_argument("--timeout", type=float, default=6.0, help="CPU seconds per test (wall: 3x)")
     grade.add_argument("--shadow", choices=COMPARATORS, default=None, help="also judge with this comparator")
     grade.add_argument(
         "--run-all", action="store_true", help="run every test (default: stop once every comparator has failed one)"

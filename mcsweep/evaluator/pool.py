@@ -40,6 +40,11 @@ OUTPUT_FACTOR, OUTPUT_SLACK = 16, 1 << 20
 STRUCTURE_FACTOR, STRUCTURE_SLACK = 4, 64
 SHORT_PIECE, PACE_S = 4096, 0.001  # a report arriving in pieces: see read_report
 ERROR_CHARS = 500  # of a report's error text, as the child cuts its own
+# The wall limit, as a multiple of the CPU limit. The CPU time of a test's whole tree is its limit (as on a
+# contest judge); the wall limit only ends runs that wait without spending CPU. Equal to the CPU limit, it
+# failed honest solutions on a busy host: a run held to one CPU shared with a trainer got a third of it, and
+# 39 of 40 solutions spending half their limit in CPU were time_limit (round 14).
+WALL_FACTOR = 3.0
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # but tab and newline
 
 
@@ -254,7 +259,7 @@ def _verdict(
             return stage if isinstance(stage, TestResult) else judge(job, index, stage.status, "", stage.err)
         if stage.status != "compiled":
             return TestResult(index, "runtime_error", error="malformed report from the sandbox")
-    if short == _TIMEOUT or killed:
+    if short == _TIMEOUT or (killed and not _ended_by_itself(exited)):
         return TestResult(index, "time_limit", error="wall time limit")
     if len(lines) == 2:
         report = _decoded(index, lines[1])
@@ -264,6 +269,13 @@ def _verdict(
             return TestResult(index, "wrong_answer", error="result far larger than the expected one")
         return TestResult(index, "runtime_error", error="report over its size cap")
     return _death(job, index, exited, out_fd, limits)
+
+
+def _ended_by_itself(exited: Exited) -> bool:
+    """The child exited (it was not killed): so before the kill the grader asked for at the wall limit, which
+    then only waited on the zygote's cleanup of the run (its tree reaped, its tmpfs unmounted, the page cache
+    it left given back), the sandbox's time, not the solution's."""
+    return exited.status is not None and os.WIFEXITED(exited.status)
 
 
 def _setup_failed(exited: Exited) -> bool:
@@ -282,17 +294,17 @@ def _send(fd: int, data: bytes) -> None:
     os.close(fd)
 
 
-def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float) -> TestResult:
+def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float, wall_s: float) -> TestResult:
     """Run test ``index`` in a fresh child (pre-forked by the zygote as the previous test ended): payload
-    in, one report out; the zygote kills and reaps the child's whole tree the moment the child exits (or,
-    past the wall limit, when told to) and tells us, with the next test's child already forked; then
-    judged."""
+    in, one report out within ``wall_s``; the zygote kills and reaps the child's whole tree the moment the
+    child exits (or, past the wall limit, when told to) and tells us, with the next test's child already
+    forked; then judged."""
     run, fds = slot.take_run(limits)
     try:
         t0 = time.monotonic()
         _send(fds.job_w, job.payload(index))
         cap = job.result_cap(index) + REPORT_CAP if job.problem.call_based else REPORT_CAP
-        end = min(t0 + limits.timeout_s, deadline)
+        end = min(t0 + wall_s, deadline)
         got = read_report(fds.res_r, cap, end - time.monotonic())
         wall = time.monotonic() - t0
         exited = slot.exited(run, 0.0 if got[1] == _TIMEOUT else max(0.0, end - time.monotonic()))
@@ -316,15 +328,20 @@ def _failed(job: Job, result: TestResult) -> set[str]:
     return failed | {job.comparators[0].name} if result.verdict != "accepted" else failed
 
 
-def grade_job(slot: Slot, job: Job, limits: Limits) -> list[TestResult]:
+def grade_job(
+    slot: Slot, job: Job, limits: Limits, wall_s: float | None = None, total_s: float | None = None
+) -> list[TestResult]:
     """Test results of one solution: until every comparator has failed a test (no later test can change
-    a failed verdict, so each comparator's verdict is sound), or (``stop_early`` off) one per test."""
+    a failed verdict, so each comparator's verdict is sound), or (``stop_early`` off) one per test. Each
+    test's wall limit is ``wall_s`` (``WALL_FACTOR`` times the CPU limit unless given); the solution's is
+    ``total_s`` or else ``total_budget``."""
+    wall_s = wall_s if wall_s is not None else WALL_FACTOR * limits.timeout_s
     results: list[TestResult] = []
-    deadline = time.monotonic() + limits.total_timeout_s
+    deadline = time.monotonic() + (total_s if total_s is not None else total_budget(job, limits, wall_s))
     n = len(job.problem.tests)
     undecided = {c.name for c in job.comparators}
     while len(results) < n and time.monotonic() < deadline:
-        result = run_test(slot, job, limits, len(results), deadline)
+        result = run_test(slot, job, limits, len(results), deadline, wall_s)
         results.append(result)
         undecided -= _failed(job, result)
         if result.verdict == "compile_error" or (job.stop_early and not undecided):
@@ -332,6 +349,13 @@ def grade_job(slot: Slot, job: Job, limits: Limits) -> list[TestResult]:
     if len(results) < n and (not job.stop_early or undecided):
         results += _not_run(results, n if not job.stop_early else len(results) + 1)
     return results
+
+
+def total_budget(job: Job, limits: Limits, wall_s: float) -> float:
+    """The default wall limit of a whole solution: ``limits.total_timeout_s``, or every test's wall limit
+    where the problem has more tests. A fixed total cut honest solutions to problems with many tests: each
+    of 100 tests within its limit, 77 had run at 60 s, and the solution was time_limit (round 14)."""
+    return max(limits.total_timeout_s, len(job.problem.tests) * wall_s)
 
 
 def _not_run(results: list[TestResult], until: int) -> list[TestResult]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import keyword
 import pickle
 import zlib
 from collections.abc import Mapping
@@ -109,14 +110,27 @@ def _strings(field: str, values: Any) -> list[str]:
                 raise ProblemFormatError(f"{field}[{k}]", f"not JSON data: {type(err).__name__}") from err
         if not isinstance(value, str):
             raise ProblemFormatError(f"{field}[{k}]", f"expected a string, got {type(value).__name__}")
+        _utf8(f"{field}[{k}]", value)
         out.append(value)
     return out
+
+
+def _utf8(field: str, text: str) -> None:
+    """Test data is text a program reads or writes: a lone surrogate (a JSON ``\\ud800`` escape gives one)
+    is in no UTF-8, so no input could be fed and no output matched. Each made every solution a
+    sandbox_error (the child's setup or the grader's output cap failed to encode it; round 14)."""
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ProblemFormatError(field, f"not UTF-8 text: lone surrogate at character {err.start}") from err
 
 
 def _fn_name(field: str, value: Any) -> str | None:
     if value is None or value == "":
         return None
-    if not isinstance(value, str) or not value.isidentifier():
+    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
         raise ProblemFormatError(field, f"fn_name must be a Python identifier, got {value!r}")
     return value
 

@@ -1,6 +1,7 @@
 """End-to-end grading through the real sandbox (no mocks)."""
 
 import json
+from dataclasses import replace
 
 import pytest
 from evaluator_cases import ADD_IO, CALL_IO
@@ -134,6 +135,45 @@ def test_run_all_continues_after_a_timeout():
         r = grade(ev, code)
     assert [t.verdict for t in r.tests] == ["accepted", "time_limit", "accepted"]
     assert r.verdict == "time_limit"
+
+
+def test_the_limit_is_cpu_time_and_a_run_kept_waiting_is_not_failed_for_it():
+    """``timeout_s`` is the CPU time of a test's tree; the wall limit, three times longer, only ends runs
+    that wait. A run held to a CPU it shares with a trainer waits most of its time to be scheduled
+    (modelled here by sleeping): with the wall limit equal to the CPU limit, 100 of 100 honest solutions
+    spending half their limit in CPU were time_limit beside two training runs (round 14)."""
+    spin = "import time\nend = time.process_time() + 0.7\nwhile time.process_time() < end:\n    pass\n"
+    with Evaluator(workers=1, timeout_s=0.5) as ev:
+        waits = grade(ev, "import time\ntime.sleep(0.7)\n" + ADD)
+        spins, hangs = grade(ev, spin + ADD), grade(ev, "import time\ntime.sleep(30)\n" + ADD)
+    assert waits.passed, waits.tests
+    assert spins.verdict == "time_limit" and "CPU time" in spins.tests[0].error
+    assert hangs.verdict == "time_limit" and hangs.tests[0].error == "wall time limit"
+    assert 1.4 < hangs.tests[0].time_s < 2.0
+
+
+def test_an_endless_loop_ends_at_its_cpu_limit_not_a_second_later():
+    """With the wall limit 3x the CPU limit, ``RLIMIT_CPU`` ends an endless loop: at ``int(limit) + 1`` it
+    ran 1.9 s of a 1 s limit (round 14); now ``SIGXCPU`` comes at the first whole second past the limit."""
+    with Evaluator(workers=1, timeout_s=1.0) as ev:
+        r = grade(ev, "while True:\n    pass\n")
+    cpu = r.tests[0].error
+    assert r.verdict == "time_limit" and ("SIGXCPU" in cpu or float(cpu.split()[-2]) < 1.5), cpu
+
+
+def test_the_default_total_limit_grows_with_the_number_of_tests():
+    """Each test within its limit, a solution is never cut by the default total limit: a fixed one (60 s)
+    failed an honest solution to a 100-test problem after 77 tests (round 14). Here the fixed part is
+    lowered to 1 s and 10 tests take about 1.5 s."""
+    io = json.dumps({"inputs": ["1 2\n"] * 10, "outputs": ["3\n"] * 10})
+    spin = "import time\nend = time.process_time() + 0.15\nwhile time.process_time() < end:\n    pass\n"
+    with Evaluator(workers=1, timeout_s=0.3) as ev:
+        ev.limits = replace(ev.limits, total_timeout_s=1.0)
+        r = grade(ev, spin + ADD, io)
+    assert r.passed and len(r.tests) == 10, [t.error for t in r.tests]
+    with Evaluator(workers=1, timeout_s=0.3, total_timeout_s=1.0) as ev:  # a total given is kept
+        r = grade(ev, spin + ADD, io)
+    assert r.verdict == "time_limit" and r.tests[-1].error.endswith("total time limit")
 
 
 def test_shadow_disagreement_is_visible(evaluator):

@@ -129,3 +129,28 @@ def test_a_damaged_private_test_pickle_is_a_problem_format_error(raw):
     with pytest.raises(ProblemFormatError) as err:
         decode_private_tests(blob)
     assert err.value.field == "private_test_cases"
+
+
+@pytest.mark.parametrize(
+    ("record", "field"),
+    [
+        ({"input_output": json.dumps({"inputs": ["\ud800\n"], "outputs": ["1\n"]})}, "input_output.inputs[0]"),
+        ({"input_output": {"inputs": ["1\n"], "outputs": ["x\udfff\n"]}}, "input_output.outputs[0]"),
+        ({"tests": [{"input": "1\n", "output": "\ud83d"}]}, "tests[0][1]"),
+        (_call(["1"], ['"\ud800"']), "input_output.outputs[0]"),
+        ({"input_output": {"inputs": ["1"], "outputs": ["1"], "fn_name": "class"}}, "input_output.fn_name"),
+    ],
+)
+def test_test_data_no_solution_could_pass_is_a_problem_format_error(record, field):
+    """Text that is no UTF-8 (a lone surrogate, which a JSON ``\\ud800`` escape gives) can be neither fed to a
+    program nor written by one, and a keyword names no method: each made every solution to the problem a
+    ``sandbox_error`` (a zygote restart each) or a ``runtime_error``, where a malformed record must be a
+    ``ProblemFormatError`` naming the field (round 14)."""
+    with pytest.raises(ProblemFormatError) as info:
+        parse_problem(record)
+    assert info.value.field == field
+
+
+def test_an_escaped_surrogate_in_call_based_json_is_data():
+    """Escaped inside the JSON text, a surrogate is ASCII text and a string a solution can return."""
+    assert parse_problem(_call(['"\\ud800"'], ['"\\ud800"'])).tests[0].output == '"\\ud800"'

@@ -1462,6 +1462,19 @@ def test_each_workers_runs_are_held_to_a_cpu_of_their_own(hostile):
     assert probe(hostile, code, "1 EPERM").passed
 
 
+def test_a_runs_processes_stay_in_their_zygotes_session(hostile):
+    """Each session is an autogroup, a CPU share of its own: a hog whose 8 processes each made one took 8
+    shares of its CPU, and honest runs of another grader held to that CPU went past their wall limit (3 of
+    30 spending 0.3 s of a 1 s limit; none beside the same hog in one session). ``setsid`` is denied."""
+    needs_isolation(hostile)
+    code = (
+        "import errno, os\nr, w = os.pipe()\nif os.fork() == 0:\n    try:\n        os.setsid()\n        got = 'new'\n"
+        "    except OSError as e:\n        got = errno.errorcode[e.errno]\n    os.write(w, got.encode())\n"
+        "    os._exit(0)\nos.wait()\nprint(os.read(r, 16).decode())\n"
+    )
+    assert probe(hostile, code, "EPERM").passed
+
+
 def test_an_error_text_the_solution_writes_itself_is_cut_and_cleaned(hostile):
     """The child cuts its own error texts; a line the solution writes is cut in the grader too, and loses
     its control characters (terminal escapes would reach whoever prints the results)."""
@@ -1813,12 +1826,8 @@ TREE_BURN = (
 )
 
 
-def test_the_cpu_time_of_a_runs_whole_tree_is_counted_without_a_cgroup_too():
-    """The CPU limit bounds a test's whole process tree. As root its cgroup counts the tree; without root
-    there is none, and nothing counted it (0 s, whatever the run's processes spent): a solution could fork
-    busy helpers and, where its processes are not held to one CPU (a grader with one worker), pass a test
-    that needs several times its CPU limit. The zygote, init of the runs' PID namespace, reaps every process
-    of a run: their time is its children's, the helpers' and the orphan's here (0.6 s)."""
+def _tree_cpu_s(code: str) -> float:
+    """The CPU seconds the zygote reports for one run of ``code`` (which must print ``done``)."""
     from mcsweep.evaluator.sandbox import Limits, Slot
     from mcsweep.evaluator.sandbox.messages import Payload, encode
 
@@ -1827,7 +1836,7 @@ def test_the_cpu_time_of_a_runs_whole_tree_is_counted_without_a_cgroup_too():
         if not (slot.isolation.cgroup or slot.isolation.pid_namespace):
             pytest.skip(f"containment needs root or user namespaces here: {slot.isolation.errors}")
         run_id, fds = slot.take_run(Limits(timeout_s=30.0))
-        os.write(fds.job_w, encode(Payload(TREE_BURN, "", None, 0)))
+        os.write(fds.job_w, encode(Payload(code, "", None, 0)))
         os.close(fds.job_w)
         while os.read(fds.res_r, 1 << 16):
             pass
@@ -1837,7 +1846,48 @@ def test_the_cpu_time_of_a_runs_whole_tree_is_counted_without_a_cgroup_too():
         os.close(fds.out_fd)
     finally:
         slot.close()
-    assert exited.cpu_s >= 0.55, exited
+    return exited.cpu_s
+
+
+def test_the_cpu_time_of_a_runs_whole_tree_is_counted_without_a_cgroup_too():
+    """The CPU limit bounds a test's whole process tree. As root its cgroup counts the tree; without root
+    there is none, and nothing counted it (0 s, whatever the run's processes spent): a solution could fork
+    busy helpers and, where its processes are not held to one CPU (a grader with one worker), pass a test
+    that needs several times its CPU limit. The zygote, init of the runs' PID namespace, reaps every process
+    of a run: their time is its children's, the helpers' and the orphan's here (0.6 s)."""
+    assert _tree_cpu_s(TREE_BURN) >= 0.55
+
+
+AUTOREAPED_BURN = (
+    "import os, signal, time\n"
+    "try:\n"  # children of a process that ignores SIGCHLD are reaped by the kernel, unwaited
+    "    signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+    "except OSError:\n"
+    "    pass\n"
+    "def busy(seconds):\n"
+    "    start = time.process_time()\n"
+    "    while time.process_time() - start < seconds:\n"
+    "        pass\n"
+    "r, w = os.pipe()\n"
+    "for _ in range(2):\n"
+    "    if os.fork() == 0:\n"
+    "        busy(0.3)\n"
+    "        os.write(w, b'x')\n"
+    "        os._exit(0)\n"
+    "os.read(r, 1)\n"
+    "os.read(r, 1)\n"
+    "time.sleep(0.1)\n"  # both helpers gone, reaped by the kernel
+    "print('done')\n"
+)
+
+
+def test_the_cpu_time_of_helpers_the_kernel_reaps_is_counted_too():
+    """A process that ignores SIGCHLD (or sets SA_NOCLDWAIT) has its children reaped by the kernel as they
+    exit, and their CPU time is added to no one's: without a cgroup a run whose two helpers spent 0.6 s was
+    charged 0.005 s (the thirteenth round), so where its processes are not held to one CPU a solution could
+    spend up to ``nproc`` times its CPU limit. The filter denies setting SIGCHLD's action: every child is
+    waited for, by its parent or by the zygote."""
+    assert _tree_cpu_s(AUTOREAPED_BURN) >= 0.55
 
 
 def test_a_single_workers_runs_are_held_to_one_cpu_too():

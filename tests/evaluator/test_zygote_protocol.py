@@ -13,8 +13,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from mcsweep.evaluator import pool
+from mcsweep.evaluator.comparators import make_comparator
+from mcsweep.evaluator.pool import Job
+from mcsweep.evaluator.problem import Problem, TestCase
 from mcsweep.evaluator.sandbox import Limits, Slot
-from mcsweep.evaluator.sandbox.messages import Payload, Report, encode
+from mcsweep.evaluator.sandbox.messages import Exited, Payload, Report, encode
 from mcsweep.evaluator.sandbox.slot import RunFds
 
 
@@ -149,3 +153,21 @@ def test_a_zygote_of_other_code_is_refused_with_a_reason(slot):
 
     with pytest.raises(SandboxError, match=r"unexpected keyword argument 'landlock'.*changed on disk"):
         slot._parse({"run": 1, "status": 0, "landlock": True}, Exited)
+
+
+def test_a_run_that_reported_and_exited_in_time_is_not_failed_for_the_zygotes_cleanup():
+    """Both report lines in time and a child that exited by itself: a kill asked for at the wall limit only
+    waited on the zygote's cleanup (tree reaped, tmpfs unmounted, page cache given back), which is the
+    sandbox's time. It was a time_limit (round 14); a child the kill ended still is."""
+    problem = Problem((TestCase("", "3\n"),))
+    job = Job("print(3)", problem, ("3\n",), (make_comparator("microcoder"),), stop_early=True)
+    lines = ([encode(Report(0, status)) for status in ("compiled", "ok")], "")
+    out = os.memfd_create("out")
+    os.write(out, b"3\n")
+    try:
+        exited = Exited(1, 0, cpu_s=0.1)
+        assert pool._verdict(job, 0, lines, exited, True, out, Limits()).verdict == "accepted"
+        killed = Exited(1, signal.SIGKILL, cpu_s=0.1)
+        assert pool._verdict(job, 0, lines, killed, True, out, Limits()).verdict == "time_limit"
+    finally:
+        os.close(out)

@@ -20,7 +20,8 @@ class SandboxError(RuntimeError):
 class Limits:
     """Per-test limits; contest-judge defaults (1024 MiB as AtCoder). ``memory_mb`` and ``nproc`` bound
     the test's whole process tree where a cgroup is available (``Isolation.cgroup``), files in its
-    working directory included; ``timeout_s`` bounds its wall time and the CPU time of the whole tree."""
+    working directory included; ``timeout_s`` bounds the CPU time of the whole tree (the grader's wall
+    limit is longer: ``pool.WALL_FACTOR``)."""
 
     timeout_s: float = 6.0
     total_timeout_s: float = 60.0

@@ -7,6 +7,7 @@ import contextlib
 import ctypes
 import errno
 import importlib.util
+import math
 import os
 import re
 import resource
@@ -490,18 +491,21 @@ SCHEDULING = ((resource.RLIMIT_RTPRIO, 0), (resource.RLIMIT_NICE, 0))
 def set_limits(limits: Limits, extra_files: int) -> None:
     mem = limits.memory_mb << 20
     out = limits.output_mb << 20
-    cpu = int(limits.timeout_s) + 1
     for res, value in (
         (resource.RLIMIT_AS, mem),
         (resource.RLIMIT_FSIZE, out),
         (resource.RLIMIT_NOFILE, limits.nofile + extra_files),
         (resource.RLIMIT_NPROC, limits.nproc),
         (resource.RLIMIT_CORE, RLIMIT_CORE_NONE),
-        (resource.RLIMIT_CPU, cpu),
         *PER_UID_QUOTAS,
         *SCHEDULING,
     ):
         resource.setrlimit(res, (value, value))
+    # SIGXCPU (time_limit) at the first whole second past the limit, SIGKILL a second later (a run may
+    # catch SIGXCPU). The wall limit is 3x the CPU limit, so this, not the wall, ends an endless loop: at
+    # int(limit) + 1 s it spent 2 s of a 1 s limit's worker, and 3 s of a 2 s one (round 14).
+    cpu = math.ceil(limits.timeout_s)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
 
 def drop_privileges(uid: int) -> None:
