@@ -182,9 +182,7 @@ def check_configs(workdir: Path, backends: list[str]) -> list[str]:
         lines.append(f"config ok: device plan rollout={rollout} ({cfg.rollout.backend}{mode})")
     for model in MODELS:
         for rollout in ROLLOUTS:
-            # the fast sampler needs whole weights, which paper scale's ZeRO-3 shards (refused by validation)
-            sampler = ["rollout.sampler=hf_generate"] if rollout == "hf" else []
-            cfg = compose(["scale=paper", f"model={model}", f"rollout={rollout}", *sampler])
+            cfg = compose(["scale=paper", f"model={model}", f"rollout={rollout}"])
             try:
                 require_rollout_backend(cfg)
                 guard = "backend available"

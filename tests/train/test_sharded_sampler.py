@@ -55,7 +55,11 @@ def test_the_fast_sampler_runs_with_whole_weights(tiny_run, tmp_path):
 
 @pytest.mark.parametrize("accelerate", ["zero3", "fsdp"])
 def test_the_fast_sampler_is_refused_before_launch_where_the_point_shards_weights(accelerate):
+    fast = ["scale=paper", "rollout=hf", "rollout.sampler=fast"]
     with pytest.raises(ConfigError, match=r"rollout\.sampler: fast needs each process to hold whole weights"):
-        compose_run_config(["scale=paper", "rollout=hf", f"accelerate={accelerate}"])
-    compose_run_config(["scale=paper", "rollout=hf", "rollout.sampler=hf_generate", f"accelerate={accelerate}"])
-    compose_run_config(["scale=paper", "rollout=hf", "accelerate=zero2"])
+        compose_run_config([*fast, f"accelerate={accelerate}"])
+    compose_run_config([*fast, "accelerate=zero2"])
+    # paper scale samples with HF generate, rollout=hf included
+    assert (
+        compose_run_config(["scale=paper", "rollout=hf", f"accelerate={accelerate}"]).rollout.sampler == "hf_generate"
+    )
