@@ -128,7 +128,7 @@ class Evaluator:
         # timeout_s is each test's CPU limit (its whole tree's); its wall limit is longer, so that a run
         # slowed by a busy host (a trainer on its CPU) is not failed for the time it waited to be scheduled.
         self.wall_s = wall_timeout_s if wall_timeout_s is not None else WALL_FACTOR * timeout_s
-        self.total_s = total_timeout_s  # None: per problem, at least every test's wall limit (pool.total_budget)
+        self.total_s = total_timeout_s  # None: per problem, LiveCodeBench's global limit at least (pool.total_budget)
         self.workers = workers or os.cpu_count() or 1
         self._hidden = tuple(hidden_paths)
         # A worker's slot, or its CPU where the slot is to be started afresh (after a sandbox error).

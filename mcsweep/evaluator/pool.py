@@ -313,7 +313,7 @@ def run_test(slot: Slot, job: Job, limits: Limits, index: int, deadline: float, 
         if not got[0] and _setup_failed(exited):
             raise SandboxError(f"test {index}: the run's setup failed before the solution ran")
         result = _verdict(job, index, got, exited, slot.killed, fds.out_fd, limits)
-        if (got[1] == _TIMEOUT or slot.killed) and time.monotonic() >= deadline:
+        if result.verdict == "time_limit" and time.monotonic() >= deadline:
             result.error = "total time limit"
         result.time_s = round(wall, 4)
         return result
@@ -337,7 +337,7 @@ def grade_job(
     ``total_s`` or else ``total_budget``."""
     wall_s = wall_s if wall_s is not None else WALL_FACTOR * limits.timeout_s
     results: list[TestResult] = []
-    deadline = time.monotonic() + (total_s if total_s is not None else total_budget(job, limits, wall_s))
+    deadline = time.monotonic() + (total_s if total_s is not None else total_budget(job, limits))
     n = len(job.problem.tests)
     undecided = {c.name for c in job.comparators}
     while len(results) < n and time.monotonic() < deadline:
@@ -351,11 +351,13 @@ def grade_job(
     return results
 
 
-def total_budget(job: Job, limits: Limits, wall_s: float) -> float:
-    """The default wall limit of a whole solution: ``limits.total_timeout_s``, or every test's wall limit
-    where the problem has more tests. A fixed total cut honest solutions to problems with many tests: each
-    of 100 tests within its limit, 77 had run at 60 s, and the solution was time_limit (round 14)."""
-    return max(limits.total_timeout_s, len(job.problem.tests) * wall_s)
+def total_budget(job: Job, limits: Limits) -> float:
+    """The default wall limit of a whole solution: ``limits.total_timeout_s``, or LiveCodeBench's global
+    limit, (per-test limit + 1 s) x tests + 5 s, where the problem has more tests. A fixed total cut honest
+    solutions to problems with many tests (each of 100 tests within its limit, 77 had run at 60 s; round
+    14); every test's whole wall limit (3x) let a sleeping solution hold a worker 3x as long as
+    LiveCodeBench's."""
+    return max(limits.total_timeout_s, len(job.problem.tests) * (limits.timeout_s + 1.0) + 5.0)
 
 
 def _not_run(results: list[TestResult], until: int) -> list[TestResult]:

@@ -13,6 +13,7 @@ import io
 import json
 import keyword
 import pickle
+import unicodedata
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -127,10 +128,16 @@ def _utf8(field: str, text: str) -> None:
         raise ProblemFormatError(field, f"not UTF-8 text: lone surrogate at character {err.start}") from err
 
 
+def _nfkc(name: str) -> str:
+    return unicodedata.normalize("NFKC", name)
+
+
 def _fn_name(field: str, value: Any) -> str | None:
     if value is None or value == "":
         return None
-    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value):
+    # A keyword names no method, and Python stores a name NFKC-normalised ("\ufb01nd" defines "find"): no
+    # solution could define either, so every one would be a runtime_error.
+    if not isinstance(value, str) or not value.isidentifier() or keyword.iskeyword(value) or _nfkc(value) != value:
         raise ProblemFormatError(field, f"fn_name must be a Python identifier, got {value!r}")
     return value
 

@@ -7,6 +7,9 @@ import pytest
 from evaluator_cases import ADD_IO, CALL_IO
 
 from mcsweep.evaluator import Evaluator, GradeRequest, ProblemFormatError
+from mcsweep.evaluator.pool import Job, total_budget
+from mcsweep.evaluator.problem import parse_problem
+from mcsweep.evaluator.sandbox import Limits
 
 ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
 THIRDS_IO = json.dumps(
@@ -174,6 +177,16 @@ def test_the_default_total_limit_grows_with_the_number_of_tests():
     with Evaluator(workers=1, timeout_s=0.3, total_timeout_s=1.0) as ev:  # a total given is kept
         r = grade(ev, spin + ADD, io)
     assert r.verdict == "time_limit" and r.tests[-1].error.endswith("total time limit")
+
+
+def test_the_default_total_limit_is_livecodebenchs_not_every_tests_wall_limit():
+    """(limit + 1 s) x tests + 5 s, LiveCodeBench's global limit: every test's whole wall limit (3x the CPU
+    limit) let a solution sleeping under each test's wall limit hold a worker 3x as long (100 tests at 1 s:
+    300 s against 205 s)."""
+    io = json.dumps({"inputs": ["1 2\n"] * 100, "outputs": ["3\n"] * 100})
+    job = Job("", parse_problem({"input_output": io}), (), (), True)
+    assert total_budget(job, Limits(timeout_s=1.0, total_timeout_s=60.0)) == 205.0
+    assert total_budget(job, Limits(timeout_s=1.0, total_timeout_s=600.0)) == 600.0
 
 
 def test_shadow_disagreement_is_visible(evaluator):

@@ -139,6 +139,8 @@ def test_a_damaged_private_test_pickle_is_a_problem_format_error(raw):
         ({"tests": [{"input": "1\n", "output": "\ud83d"}]}, "tests[0][1]"),
         (_call(["1"], ['"\ud800"']), "input_output.outputs[0]"),
         ({"input_output": {"inputs": ["1"], "outputs": ["1"], "fn_name": "class"}}, "input_output.fn_name"),
+        # Python defines the method as NFKC("\ufb01nd") == "find": no solution has "\ufb01nd"
+        ({"input_output": {"inputs": ["1"], "outputs": ["1"], "fn_name": "\ufb01nd"}}, "input_output.fn_name"),
     ],
 )
 def test_test_data_no_solution_could_pass_is_a_problem_format_error(record, field):
