@@ -45,7 +45,7 @@ def shards_weights(accelerate: dict) -> str | None:
         return "FSDP"
     if (
         accelerate.get("distributed_type") == "DEEPSPEED"
-        and accelerate.get("deepspeed_config", {}).get("zero_stage") == 3
+        and (accelerate.get("deepspeed_config") or {}).get("zero_stage") == 3
     ):
         return "DeepSpeed ZeRO-3"
     return None

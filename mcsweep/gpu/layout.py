@@ -22,9 +22,11 @@ TRAIN_PORT = 29500
 class ServerLayout:
     """`vllm_gpus` counts only on one node; on several, vLLM takes the whole last node.
 
-    `tensor_parallel` defaults to all the server's GPUs: one engine, the form TRL 1.16 supports for
-    dense models (its `vllm-serve` help says a data-parallel size above 1 errors for them). A smaller
-    value serves with data parallel, unverified on a GPU (docs/gpu.md, open items).
+    `tensor_parallel` defaults to the largest power of two that divides the server's GPUs: all of them
+    (one engine, the form TRL 1.16 supports for dense models: its `vllm-serve` help says a data-parallel
+    size above 1 errors for them) on 1, 2, 4 or 8. vLLM needs it to divide the attention heads, which
+    Qwen3 and Llama models have in multiples of 8, so 3, 5, 6 or 7 GPUs serve data parallel instead;
+    that, and any smaller value, is unverified on a GPU (docs/gpu.md, open items).
     """
 
     nodes: int = 1
@@ -36,7 +38,7 @@ class ServerLayout:
     def __post_init__(self) -> None:
         serve = self.serve_gpus
         if self.tensor_parallel is None:
-            object.__setattr__(self, "tensor_parallel", serve)
+            object.__setattr__(self, "tensor_parallel", serve & -serve)  # its largest power-of-two divisor
         if self.nodes < 1 or self.gpus_per_node < 1:
             raise ValueError(f"need nodes >= 1 and gpus_per_node >= 1 (got {self.nodes}, {self.gpus_per_node})")
         if self.nodes == 1 and not 1 <= self.vllm_gpus < self.gpus_per_node:

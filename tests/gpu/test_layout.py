@@ -93,6 +93,11 @@ def test_the_server_is_one_engine_unless_tensor_parallel_is_smaller(capsys):
     """TRL 1.16's vllm-serve says a data-parallel size above 1 errors for dense models: the default
     layout serves one engine across the server's GPUs (it served four data-parallel engines)."""
     assert ServerLayout(nodes=3).data_parallel == ServerLayout(nodes=1, vllm_gpus=2).data_parallel == 1
+    # vLLM needs tensor parallel to divide the heads (Qwen3, Llama: multiples of 8): 6 GPUs serve 3 x 2
+    assert (ServerLayout(nodes=1, vllm_gpus=6).tensor_parallel, ServerLayout(nodes=1, vllm_gpus=3).tensor_parallel) == (
+        2,
+        1,
+    )
     assert main(["layout", "--tensor-parallel", "2", "--print", "vllm", *SMALL]) == 0
     out = capsys.readouterr()
     assert "--tensor_parallel_size 2 --data_parallel_size 2" in out.out and "data parallel 2" in out.err

@@ -8,6 +8,7 @@ import pytest
 from trl.distributed import DistributedBackend
 
 from mcsweep.config.schema import ConfigError
+from mcsweep.config.validate import shards_weights
 from mcsweep.gpu.__main__ import compose_run_config
 from mcsweep.train.data import prompt_dataset, train_problems
 from mcsweep.train.reward import ExecutionReward
@@ -63,3 +64,10 @@ def test_the_fast_sampler_is_refused_before_launch_where_the_point_shards_weight
     assert (
         compose_run_config(["scale=paper", "rollout=hf", f"accelerate={accelerate}"]).rollout.sampler == "hf_generate"
     )
+
+
+def test_a_deepspeed_config_given_as_a_file_or_null_is_no_crash():
+    """ZeRO-3 named in a `deepspeed_config_file` is left to the trainer's check; a null config is none."""
+    assert shards_weights({"distributed_type": "DEEPSPEED", "deepspeed_config": None}) is None
+    zero3 = {"distributed_type": "DEEPSPEED", "deepspeed_config": {"zero_stage": 3}}
+    assert shards_weights(zero3) == "DeepSpeed ZeRO-3"
