@@ -166,6 +166,16 @@ class Cmp:
     def threshold(self) -> float:
         return self.threshold_at(ALPHA)
 
+    def bound_at(self, alpha: float) -> float:
+        """The bound the difference must pass to count as claimed at ``alpha``, as a report shows it: the
+        threshold; for a 'no difference' part the largest |difference| that counts (eps - critical); for a
+        'not worse' part the lowest difference that counts (critical - eps)."""
+        if self.flip:
+            return self.eps - self.critical_at(alpha)
+        if self.noninferior:
+            return self.critical_at(alpha) - self.eps
+        return self.threshold_at(alpha)
+
     def sign_at(self, alpha: float) -> int | None:
         """+1 as claimed, -1 reversed, 0 within noise. A 'no difference' part is reversed by a difference
         beyond noise, and counts only when its t-interval lies within the minimum effect (an equivalence

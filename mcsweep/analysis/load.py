@@ -24,6 +24,9 @@ from mcsweep.analysis.compute import run_cost
 from mcsweep.io.jsonl import JsonlError, read_jsonl
 from mcsweep.launch.identity import config_key as identity_config_key
 
+NO_CARD = "unknown"
+"""A run's status where it has no readable run card (named in the load report; the verdicts keep it)."""
+
 log = logging.getLogger(__name__)
 
 AXES: tuple[str, ...] = ("evaluator", "temperature", "data", "context", "masking", "batch", "kl_clip")
@@ -198,7 +201,7 @@ def _read_card(run_dir: Path, report: LoadReport) -> dict[str, Any]:
             str(path),
             f"run_card.json unreadable ({exc.__class__.__name__}); run id and sweep taken from folder names",
         )
-        card = {"run_id": run_dir.name, "sweep": run_dir.parent.name, "status": "unknown"}
+        card = {"run_id": run_dir.name, "sweep": run_dir.parent.name, "status": NO_CARD}
     card.setdefault("run_id", run_dir.name)
     card.setdefault("sweep", run_dir.parent.name)
     card["config"] = _read_config(run_dir / "config.yaml", card["run_id"], report)
@@ -262,7 +265,7 @@ def _load_run_dir(run_dir: Path, report: LoadReport) -> pd.DataFrame:
 
 
 def _register(card: dict[str, Any], frame: pd.DataFrame, report: LoadReport, where: str) -> None:
-    status = card.get("status", "unknown")
+    status = card.get("status", NO_CARD)
     if status != "finished":
         report.add(card["run_id"], where, f"status is {status!r}: partial run, kept and marked")
     steps = frame.loc[frame["file"] == "metrics", "step"] if not frame.empty else pd.Series(dtype=float)

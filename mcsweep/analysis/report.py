@@ -33,7 +33,10 @@ NOISE_RULE = (
     "A difference counts when it exceeds the minimum effect (0.01 for rates; 3% of the length's level for "
     "lengths and length gains) and a t-test over seeds rejects 'no difference' at two-sided alpha {alpha:g} "
     "(Welch's two-sample test between arms, one-sample test against 0 for one arm; with one seed per arm, "
-    "the seeds sweep's SD and degrees of freedom). A claim of several parts holds only when every part "
+    "the seeds sweep's SD and degrees of freedom). A 'no difference' part counts only when its t-interval "
+    "lies within the minimum effect (two one-sided tests, each at alpha / 2), a 'not worse' part when the "
+    "interval's lower end lies above minus the minimum effect; the best of several arms picked by mean is "
+    "tested at alpha / arms. A claim of several parts holds only when every part "
     "does; it is contradicted only when a part reverses at alpha / k (k parts). Measured on SIMULATED "
     "no-effect worlds (`python benchmarks/bench_verdicts.py`): {overall} of verdicts were false."
 )
@@ -45,7 +48,8 @@ CLAIM_DPI = 90
 def _load_section(rep: LoadReport) -> str:
     partial = rep.partial_runs()
     out = [
-        f"Runs loaded: {len(rep.runs)}. Partial or failed runs (plotted and marked, left out of the verdicts): "
+        f"Runs loaded: {len(rep.runs)}. Partial, failed or unknown runs (plotted and marked; the verdicts leave "
+        "out those known not to have finished): "
         f"{', '.join(partial) if partial else 'none'}."
     ]
     if rep.issues:

@@ -79,7 +79,8 @@ def summary_markdown(verdicts: pd.DataFrame, plots: dict[str, str], study: dict[
         f"Of the {checked} insights checked: **holds {c[HOLDS]}**, **contradicted {c[CONTRADICTED]}**, "
         f"**inconclusive {c[INCONCLUSIVE]}** ({(verdicts['status'] == DEFINITION).sum()} definitions are not "
         "checked). Each line gives the compared difference ± its standard error against the threshold it had "
-        "to pass (the larger of the minimum effect and the t-test's critical value)."
+        "to pass (the larger of the minimum effect and the t-test's critical value; for a 'no difference' part "
+        "the largest |difference| that counts, for a 'not worse' part the lowest)."
     ]
     for status, title in ((HOLDS, "Holds"), (CONTRADICTED, "Contradicted")):
         rows = verdicts[verdicts["status"] == status]

@@ -10,6 +10,7 @@ import pandas as pd
 
 from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.arms import FIXED, Arm, arm_of
+from mcsweep.analysis.load import NO_CARD
 from mcsweep.launch.status import CardStatus
 
 HOLDS, CONTRADICTED, INCONCLUSIVE, DEFINITION = "holds", "contradicted", "inconclusive", "definition"
@@ -95,7 +96,7 @@ def part_of(name: str, c: cr.Cmp, alpha: float, claimed: float = cr.ALPHA) -> Pa
     outcome = NO_ESTIMATE if sign is None else REVERSED if reversed_ else AS_CLAIMED if sign == 1 else WITHIN_NOISE
     level = alpha if c.diff < 0 and not (c.flip or c.noninferior) else claimed
     needed = c.seeds_needed(level) if outcome == WITHIN_NOISE else None
-    return Part(name, c.diff, c.se, c.threshold, outcome, c.eps, needed, c.flip, c.noninferior)
+    return Part(name, c.diff, c.se, c.bound_at(claimed), outcome, c.eps, needed, c.flip, c.noninferior)
 
 
 @dataclass(frozen=True)
@@ -136,14 +137,15 @@ def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None, alp
 
     Requiring every part for 'holds' keeps its false rate at most one part's; the corrected level keeps
     the chance that any of k parts reverses by chance at most one part's too. A check that compares the
-    best of several arms picked by mean passes a lower ``alpha`` (ALPHA / arms)."""
+    best of several arms picked by mean passes a lower ``alpha`` (ALPHA / arms) for 'holds' only: the pick
+    favours the claim, so a reversal of the best arm needs no correction for it."""
     nums = dict(numbers or {})
     for name, c in parts.items():
         nums.update(c.numbers(name))
     test = T_TEST.replace("k parts", f"k = {len(parts)}")
     if alpha != cr.ALPHA:
         test = test.replace(f"alpha {cr.ALPHA:g} per part", f"alpha {alpha:.3g} per part")
-    laid_out = tuple(part_of(n, c, alpha / max(len(parts), 1), alpha) for n, c in parts.items())
+    laid_out = tuple(part_of(n, c, cr.ALPHA / max(len(parts), 1), alpha) for n, c in parts.items())
 
     def verdict(status: str, reason: str) -> Verdict:
         return Verdict(status, reason, nums, test, parts=laid_out)
@@ -153,7 +155,7 @@ def judge(parts: dict[str, cr.Cmp], numbers: dict[str, float] | None = None, alp
         return verdict(INCONCLUSIVE, UNCOMPUTABLE + ", ".join(uncomputable))
     if not parts or any(c.sign is None for c in parts.values()):
         return verdict(INCONCLUSIVE, NO_NOISE)
-    reversed_ = [n for n, c in parts.items() if c.sign_at(alpha / len(parts)) == -1]
+    reversed_ = [n for n, c in parts.items() if c.sign_at(cr.ALPHA / len(parts)) == -1]
     if reversed_:
         return verdict(CONTRADICTED, "opposite of the claim beyond noise: " + ", ".join(reversed_))
     weak = [n for n, c in parts.items() if c.sign_at(alpha) != 1]
@@ -188,8 +190,6 @@ def _without_attrs(frame: pd.DataFrame) -> pd.DataFrame:
     return view
 
 
-NO_CARD = "unknown"
-"""The loader's status for a run folder without a readable run card (named in the load report)."""
 KEPT = (CardStatus.FINISHED, NO_CARD)
 """Run statuses the verdicts use. Any other (running, failed, and W&B's preempted, pending...) is a
 run whose last point is where it stopped, not its end: its 'final' value would compare a shorter run

@@ -6,8 +6,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from scipy import stats
 
+from mcsweep.analysis import criteria as cr
 from mcsweep.analysis.criteria import ALPHA, MIN_EFFECT_ABS, compare
+from mcsweep.analysis.verdicts import judge, part_of
 
 DRAWS = 4000
 
@@ -54,3 +57,20 @@ def test_a_flat_part_counts_only_when_shown_within_the_minimum_effect() -> None:
     assert tight.sign == 1, tight
     rising = replace(compare(np.array([0.049, 0.05, 0.051]), None, MIN_EFFECT_ABS), flip=True)
     assert rising.sign == -1, rising
+
+
+def test_a_pick_made_for_the_claim_does_not_make_its_reversal_harder():
+    """T9/T10 test their best-by-mean pick at alpha / arms for 'holds'; a reversal of the best arm needs no such
+    correction (it was tested at alpha / (arms x parts)): t = -4 on 4 df reverses at 0.02, not at 0.01."""
+    c = cr.Cmp(-0.04, 0.01, 0.01, 4, 0.01)
+    assert judge({"staged > fixed": c}, alpha=cr.ALPHA / 2).status == "contradicted"
+
+
+def test_a_no_difference_or_not_worse_part_shows_the_bound_it_had_to_pass():
+    """An equivalence part counts when |diff| <= eps - t * SE, a non-inferiority one when diff >= t * SE - eps:
+    the report's threshold column showed max(eps, t * SE), a bound neither was judged against."""
+    crit = float(stats.t.ppf(1 - cr.ALPHA / 2, 4)) * 0.001
+    flat = part_of("flat", cr.Cmp(0.001, 0.001, 0.01, 4, 0.001, flip=True), cr.ALPHA)
+    not_worse = part_of("not worse", cr.Cmp(0.001, 0.001, 0.01, 4, 0.001, noninferior=True), cr.ALPHA)
+    assert (flat.threshold, not_worse.threshold) == pytest.approx((0.01 - crit, crit - 0.01))
+    assert flat.outcome == not_worse.outcome == "as claimed"
