@@ -54,6 +54,7 @@ def test_t8_the_rules_pick_must_be_shown_not_worse_than_every_other_arm() -> Non
     frame, samples = _frames("temperature", arms)
     verdict = BY_ID["T8"].run(frame, samples)
     assert verdict.status == "inconclusive", verdict
+    assert reasons.group_of(verdict.reason) == "within noise", verdict.reason
 
 
 def test_t8_the_best_arm_by_mean_is_not_thereby_the_best() -> None:
@@ -62,6 +63,7 @@ def test_t8_the_best_arm_by_mean_is_not_thereby_the_best() -> None:
     frame = _flat_acc(frame, {"1.2": [0.40, 0.42, 0.44], "1.8": [0.39, 0.41, 0.43]})
     verdict = BY_ID["T8"].run(frame, samples)
     assert verdict.status == "inconclusive", verdict
+    assert reasons.group_of(verdict.reason) == "within noise", verdict.reason
 
 
 # --- 2. a claim about a named arm judges that arm, or none -----------------------------------------------
@@ -120,6 +122,7 @@ def test_t9_the_best_of_two_staged_arms_is_tested_at_alpha_over_two() -> None:
     )
     verdict = BY_ID["T9"].run(frame)
     assert verdict.status == "inconclusive", verdict
+    assert reasons.group_of(verdict.reason) == "within noise", verdict.reason
 
 
 def test_t9_the_staged_arm_must_beat_every_fixed_arm() -> None:
@@ -130,6 +133,7 @@ def test_t9_the_staged_arm_must_beat_every_fixed_arm() -> None:
     frame = _flat_acc(frame, {"0.6->1.8@30": [0.50, 0.51, 0.52], "1.2": [0.46, 0.47, 0.48], "1.8": [0.40, 0.465, 0.53]})
     verdict = BY_ID["T9"].run(frame)
     assert verdict.status == "inconclusive", verdict
+    assert reasons.group_of(verdict.reason) == "within noise", verdict.reason
 
 
 # --- 5. an arm no claim reads is named, not dropped silently ---------------------------------------------
