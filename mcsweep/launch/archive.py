@@ -16,6 +16,7 @@ import argparse
 import hashlib
 import json
 import logging
+import os
 import shutil
 import tarfile
 from pathlib import Path
@@ -46,9 +47,10 @@ def _finished_runs(runs_root: Path) -> list[Path]:
 
 
 def _write_tar(target: Path, source: Path, arcname: str, skip: tuple[str, ...] = ()) -> None:
-    """`source` as an xz tarball at `target`, written aside and renamed (two packers may race)."""
+    """`source` as an xz tarball at `target`, written aside and renamed. The aside file is this process's
+    own: two packers racing on one shared name truncated each other's file, and one failed its rename."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     with tarfile.open(tmp, "w:xz") as tar:
         for item in sorted(source.iterdir()):
             if item.name not in skip and not item.name.startswith("."):

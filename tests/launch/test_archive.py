@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mcsweep.launch.archive import ArchiveError, main, pack, unpack
+from mcsweep.launch.archive import ArchiveError, _write_tar, main, pack, unpack
 from mcsweep.launch.reuse import finished_runs
 from mcsweep.micro.policy import cache_root
 
@@ -104,3 +104,19 @@ def test_an_archive_entry_outside_its_run_folder_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="outside abc/"):
         main(["unpack", str(tmp_path / "runs"), str(tmp_path / "archive")])
     assert not (tmp_path / "escape.txt").exists()
+
+
+def test_a_packer_leaves_another_packers_file_alone(tmp_path):
+    """Two packers (the campaign script's and a hand-run one) wrote one shared aside file: the second
+    truncated the first's, and one rename failed (FileNotFoundError, 2026-12-06)."""
+    source = tmp_path / "run"
+    source.mkdir()
+    (source / "metrics.jsonl").write_text("{}\n")
+    target = tmp_path / "out" / "run.tar.xz"
+    target.parent.mkdir()
+    other = target.with_name(f".{target.name}.tmp")
+    other.write_bytes(b"another packer's half-written archive")
+    _write_tar(target, source, "run")
+    assert other.read_bytes() == b"another packer's half-written archive"
+    with tarfile.open(target) as tar:
+        assert tar.getnames() == ["run/metrics.jsonl"]
