@@ -5,34 +5,21 @@ rollout, in a matrix product with ZeRO-3's empty placeholder weights or FSDP's D
 from __future__ import annotations
 
 import pytest
+from trainer_build import direct_trainer
 from trl.distributed import DistributedBackend
 
 from mcsweep.config.schema import ConfigError
 from mcsweep.config.validate import shards_weights
 from mcsweep.gpu.__main__ import compose_run_config
-from mcsweep.train.data import prompt_dataset, train_problems
 from mcsweep.train.reward import ExecutionReward
-from mcsweep.train.run import grpo_args, load_policy, policy_spec
-from mcsweep.train.run_store import RunStore
 from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
 
 
 def _build(tiny_run, tmp_path, sampler: str) -> MicroCoderGRPOTrainer:
     cfg, _ = tiny_run(["batch.train_batch=2", "batch.mini_batch=2", "batch.group_size=2"])
-    model, tokenizer = load_policy(cfg)
-    args = grpo_args(cfg, RunStore(tmp_path / "run").create(), 1.0)
-    args.report_to = []
     reward = ExecutionReward(evaluator=None)
-    return MicroCoderGRPOTrainer(
-        model=model,
-        reward_funcs=[reward],
-        args=args,
-        processing_class=tokenizer,
-        reward=reward,
-        train_dataset=prompt_dataset(train_problems(cfg.data, policy_spec(cfg).world)),
-        mask=MaskSettings("none", 0.0, "no_answer", 4, seed=0),
-        sampler=sampler,
-    )
+    mask = MaskSettings("none", 0.0, "no_answer", 4, seed=0)
+    return direct_trainer(cfg, tmp_path / "run", reward, mask, sampler=sampler)
 
 
 @pytest.mark.parametrize("sharding", ["zero_stage", "fsdp_version"])

@@ -9,15 +9,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from trainer_build import direct_trainer
 from transformers import AutoTokenizer
 
 from mcsweep.algo import truncation_mask as tm
 from mcsweep.evaluator import Evaluator
-from mcsweep.train.data import prompt_dataset, train_problems
+from mcsweep.train.data import train_problems
 from mcsweep.train.reward import ExecutionReward, RewardRecord
-from mcsweep.train.run import build_trainer, grpo_args, load_policy, pick_temperature, policy_spec
+from mcsweep.train.run import build_trainer, load_policy, pick_temperature, policy_spec
 from mcsweep.train.run_store import RunStore
-from mcsweep.train.trainer import MaskSettings, MicroCoderGRPOTrainer
+from mcsweep.train.trainer import MaskSettings
 
 G = 4
 # Group 1 mixes verdicts; group 2 is all wrong (all-equal rewards, so zero advantages).
@@ -59,20 +60,10 @@ def _trainer(tiny_run, tmp_path, mode: str, rho: float, generation_kwargs=None, 
             "context.repeat_window=4",
         ]
     )
-    model, tokenizer = load_policy(cfg)
-    args = grpo_args(cfg, RunStore(tmp_path / f"run-{normaliser}").create(), 1.0)
-    args.report_to, args.generation_kwargs = [], generation_kwargs
     reward = ScriptedReward(evaluator=None)
-    trainer = MicroCoderGRPOTrainer(
-        model=model,
-        reward_funcs=[reward],
-        args=args,
-        processing_class=tokenizer,
-        reward=reward,
-        train_dataset=prompt_dataset(train_problems(cfg.data, policy_spec(cfg).world)),
-        mask=MaskSettings(mode, rho, "no_answer", 4, seed=7, normaliser=normaliser),
-    )
-    return trainer, tokenizer
+    mask = MaskSettings(mode, rho, "no_answer", 4, seed=7, normaliser=normaliser)
+    trainer = direct_trainer(cfg, tmp_path / f"run-{normaliser}", reward, mask, generation_kwargs)
+    return trainer, trainer.processing_class
 
 
 def _hand_advantages(rewards: list[float]) -> torch.Tensor:
