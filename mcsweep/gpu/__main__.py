@@ -52,7 +52,8 @@ def _parser() -> argparse.ArgumentParser:
         "--tensor-parallel",
         type=int,
         default=None,
-        help="vLLM tensor parallel size (default: all the server's GPUs, one engine; smaller serves data parallel)",
+        help="vLLM tensor parallel size (default: the largest power of two dividing the server's GPUs, one engine "
+        "on 1/2/4/8; smaller serves data parallel)",
     )
     lay.add_argument("--strategy", default="zero3", help="a conf/accelerate/<name>.yaml")
     lay.add_argument("--print", dest="what", choices=("all", "vllm", "train", "port"), default="all")

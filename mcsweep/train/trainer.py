@@ -110,8 +110,8 @@ class MicroCoderGRPOTrainer(GRPOTrainer):
         super().__init__(*args, **kwargs)
         if sampler == "fast":
             self._check_whole_weights()
-        if sampler == "fast" and not self.use_vllm:
-            fast_sampler.check_supported(self.accelerator.unwrap_model(self.model))
+            if not self.use_vllm:
+                fast_sampler.check_supported(self.accelerator.unwrap_model(self.model))
         self.sampler, self.shared_prompt = sampler, shared_prompt
         self.cpu_bf16_update = cpu_bf16_update
         if cpu_bf16_update:
