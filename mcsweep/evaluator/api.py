@@ -14,7 +14,7 @@ from typing import Any
 
 from .comparators import Comparator, make_comparator
 from .extract import extract_code
-from .pool import WALL_FACTOR, Job, TestResult, grade_job, summarise
+from .pool import Job, TestResult, grade_job, summarise
 from .problem import Problem, ProblemFormatError, parse_problem
 from .sandbox import DEFAULT_HIDDEN, Isolation, Limits, Slot
 
@@ -127,7 +127,7 @@ class Evaluator:
         self.limits = Limits(timeout_s=timeout_s, total_timeout_s=total, memory_mb=memory_mb)
         # timeout_s is each test's CPU limit (its whole tree's); its wall limit is longer, so that a run
         # slowed by a busy host (a trainer on its CPU) is not failed for the time it waited to be scheduled.
-        self.wall_s = wall_timeout_s if wall_timeout_s is not None else WALL_FACTOR * timeout_s
+        self.wall_s = wall_timeout_s  # None: pool.WALL_FACTOR x timeout_s (pool.grade_job)
         self.total_s = total_timeout_s  # None: per problem, LiveCodeBench's global limit at least (pool.total_budget)
         self.workers = workers or os.cpu_count() or 1
         self._hidden = tuple(hidden_paths)
