@@ -217,9 +217,17 @@ def _death(job: Job, index: int, exited: Exited, out_fd: int, limits: Limits) ->
     return TestResult(index, "runtime_error", error=f"exit status {code} before the test finished")
 
 
-def _decoded(index: int, line: bytes) -> Report | TestResult:
+def _decoded(job: Job, index: int, line: bytes) -> Report | TestResult:
     """A report line as data. Its error text is cut to ``ERROR_CHARS`` without control characters here,
-    not only in the child: the solution can write a line of its own (terminal escapes, 64 KiB)."""
+    not only in the child: the solution can write a line of its own (terminal escapes, 64 KiB). The whole
+    line's structure is bounded before it is parsed, not only its result's: a forged line can carry fields
+    of its own, and one padded with 3.5M empty lists (within a call-based line's byte cap) cost the grader
+    1.4 s of CPU, holding the GIL, and 270 MB to parse (round 15). Our own line adds its error text and the
+    envelope's few braces and commas to the result's."""
+    if line.count(b"[") + line.count(b"{") + line.count(b",") > _line_structure_cap(job, index):
+        if job.problem.call_based:
+            return TestResult(index, "wrong_answer", error="result far more structured than the expected one")
+        return TestResult(index, "runtime_error", error="malformed report from the sandbox")
     try:
         report = Report.decode(line)
     except Exception:  # bytes the solution may have written: whatever breaks decoding is its own error
@@ -227,6 +235,11 @@ def _decoded(index: int, line: bytes) -> Report | TestResult:
     if report.i != index:
         return TestResult(index, "runtime_error", error="report for another test")
     return replace(report, err=_CONTROL.sub("?", report.err[:ERROR_CHARS]))
+
+
+def _line_structure_cap(job: Job, index: int) -> int:
+    """The most containers and items (counted as ``structure`` counts them) our child's line can hold."""
+    return (job.structure_cap(index) if job.problem.call_based else 0) + ERROR_CHARS + 16
 
 
 def _reported(job: Job, index: int, report: Report, exited: Exited, out_fd: int, limits: Limits) -> TestResult:
@@ -254,7 +267,7 @@ def _verdict(
         return TestResult(index, "time_limit", error=f"CPU time of the test's processes {exited.cpu_s:.2f} s")
     lines, short = got
     if lines:  # the first line is ours: written before any of the solution's code ran
-        stage = _decoded(index, lines[0])
+        stage = _decoded(job, index, lines[0])
         if isinstance(stage, TestResult) or stage.status == "compile_error":
             return stage if isinstance(stage, TestResult) else judge(job, index, stage.status, "", stage.err)
         if stage.status != "compiled":
@@ -262,7 +275,7 @@ def _verdict(
     if short == _TIMEOUT or (killed and not _ended_by_itself(exited)):
         return TestResult(index, "time_limit", error="wall time limit")
     if len(lines) == 2:
-        report = _decoded(index, lines[1])
+        report = _decoded(job, index, lines[1])
         return report if isinstance(report, TestResult) else _reported(job, index, report, exited, out_fd, limits)
     if short == _OVERFLOW:
         if job.problem.call_based:

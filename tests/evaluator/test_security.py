@@ -1660,6 +1660,40 @@ def test_a_call_result_far_more_structured_than_the_expected_one_is_refused_unpa
         assert "far more structured" in result.tests[0].error
 
 
+PADDED_REPORT = """import os, stat
+class Solution:
+    def f(self, x):
+        fd = next(fd for fd in range(3, 64) if _socket(fd))
+        pad = "[]," * 3_500_000
+        data = ('{"i": 0, "status": "ok", "err": "", "result": "[]", "pad": [' + pad + '[]]}\\n').encode()
+        while data:
+            data = data[os.write(fd, data):]
+        os._exit(0)
+def _socket(fd):
+    try:
+        return stat.S_ISSOCK(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+"""
+
+
+def test_a_forged_report_line_padded_with_fields_of_its_own_is_refused_unparsed():
+    """Round 15: the structure bound held for the result alone, and the line around it was parsed whole. A
+    forged line (within the call-based line's byte cap, 16x the expected JSON) with a field of 3.5M empty
+    lists of its own cost the grader 1.4 s of CPU (the GIL held, every grader thread stalled) and 270 MB;
+    now the whole line's structure is bounded before it is parsed."""
+    with Evaluator(comparator="microcoder", workers=1, timeout_s=5.0) as ev:
+        io = io_of(["0"], [json.dumps(PAIRS)], fn_name="f")
+        run(ev, "class Solution:\n    def f(self, x):\n        return []\n", io)  # the zygote warm
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        result = run(ev, PADDED_REPORT, io)
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_s = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    assert result.verdict == "wrong_answer", result
+    assert "far more structured" in result.tests[0].error, result
+    assert cpu_s < 0.7, cpu_s
+
+
 SIGTERMED_GRADER = r"""
 import os, sys, time
 from mcsweep.evaluator import Evaluator, GradeRequest
