@@ -961,6 +961,49 @@ def test_host_wide_disk_flushes_are_denied(hostile):
     assert {"sync", "syncfs"} <= set(hostile.isolation.seccomp)
 
 
+def _device_flushes(path: str) -> int | None:
+    """Cache flushes the disk holding ``path`` has completed (``/sys/block/*/stat``, field 16), or None where
+    they cannot be counted or never reach it (no block device, a write-through cache drops them)."""
+    dev = os.stat(path).st_dev
+    block = Path(f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}")
+    if (block / "partition").exists():
+        block = block.resolve().parent
+    try:
+        fields = (block / "stat").read_text().split()
+        cache = (block / "queue" / "write_cache").read_text().strip()
+    except OSError:
+        return None
+    return int(fields[15]) if len(fields) > 15 and cache == "write back" else None
+
+
+def test_flushes_of_host_files_a_run_can_only_read_never_reach_the_disk(hostile):
+    """Round 15: the host's files are bound read-only, but the filesystem under them is writable, and ext4
+    answers fsync or fdatasync of a file with nothing to write (and msync with MS_SYNC of a shared mapping
+    of it) with a cache flush of the whole disk: a run calling fsync on /usr/lib/os-release in a loop sent it
+    37k flushes in 2.5 s (none at rest), as sync and syncfs did. They succeed without effect now."""
+    needs_isolation(hostile)
+    before = _device_flushes("/usr/lib/os-release")
+    if before is None:
+        pytest.skip("the disk under /usr counts no cache flushes here")
+    code = (
+        "import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.mmap.restype = ctypes.c_void_p\n"
+        "c = ctypes\nlibc.mmap.argtypes = [c.c_void_p, c.c_size_t, c.c_int, c.c_int, c.c_int, c.c_long]\n"
+        "libc.msync.argtypes = [c.c_void_p, c.c_size_t, c.c_int]\n"
+        "fd, top = os.open('/usr/lib/os-release', os.O_RDONLY), os.open('/usr', os.O_RDONLY)\n"
+        "page = libc.mmap(None, 4096, 1, 1, fd, 0)\ncalls, end = 0, time.monotonic() + 0.6\n"
+        "while time.monotonic() < end:\n"
+        "    os.fsync(fd)\n    os.fdatasync(fd)\n    os.fsync(top)\n"
+        "    if libc.msync(page, 4096, 4) != 0:\n        raise OSError(ctypes.get_errno(), 'msync')\n"
+        "    calls += 4\n"
+        "print('ok' if calls >= 400 else calls)\n"
+    )
+    result = probe(hostile, code, "ok")
+    flushes = _device_flushes("/usr/lib/os-release") - before
+    assert result.passed, result
+    assert flushes < 50, flushes
+
+
 def test_terminal_injection_and_socket_families_beyond_unix_are_denied(hostile):
     """TIOCSTI (typing commands into a terminal) and TIOCLINUX fail even on a descriptor that is no
     terminal, also with upper bits set in the request (the kernel reads 32); AF_VSOCK, which no network
