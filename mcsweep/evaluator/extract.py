@@ -3,27 +3,42 @@
 Fences are parsed line by line (lines as Python reads them), so a closing fence is never mistaken for
 an opening one. A block labelled ``python``/``py``/``python3`` wins; an unlabelled block is used only
 when no labelled one exists; blocks in other languages are ignored. Only the answer counts, not the
-reasoning before it: after the first ``</think>``; a completion that opened ``<think>`` and never closed it
-(cut off while reasoning) has no answer.
+reasoning: a ``</think>`` before any ``<think>`` ends a reasoning the prompt opened, and every ``<think>`` ...
+``</think>`` after it is reasoning too; a completion cut off while reasoning has no answer after that point.
 """
 
 from __future__ import annotations
+
+import re
 
 _PYTHON_TAGS = {"python", "python3", "py"}
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 
+# A reasoning opens where a line starts with <think> ("Intro <think> is a tag." mentions the tag, opens nothing).
+# The indent never spans a line break: "\n" * N would otherwise be scanned again from each line start.
+_THINK_OPENS = re.compile(r"^[^\S\n]*<think>", re.MULTILINE)
+
+
 def answer_text(completion: str) -> str:
-    """The part of a completion a reader is shown as its answer: what follows the first ``</think>`` (the
-    reasoning ends there; LiveCodeBench's own extraction cuts at a ``</think>`` too, its last, which would cut
-    into an answer whose code holds the tag), or nothing while a ``<think>`` the completion opened is still
-    open. A draft block in the reasoning was graded: a completion cut off mid-thought, or one whose
-    answer held no code, was accepted on a draft it never gave as its answer."""
-    if THINK_CLOSE in completion:
-        return completion.split(THINK_CLOSE, 1)[1]
-    if completion.lstrip().startswith(THINK_OPEN):
-        return ""
-    return completion
+    """The part of a completion a reader is shown as its answer: the text outside its reasoning. A
+    ``</think>`` before any ``<think>`` ends a reasoning the prompt opened (LiveCodeBench's own extraction cuts
+    at a ``</think>`` too, its last, which would cut into an answer whose code holds the tag); after it, every
+    ``<think>`` ... ``</think>`` is reasoning, and one still open cuts the answer there. A draft block in the
+    reasoning was graded: a completion cut off mid-thought, or one whose answer held no code, was accepted on
+    a draft it never gave as its answer. Only a reasoning at the very start counted so (a red-team round,
+    2026-12-06): a draft in a second one, or in one opened after a preface, was still graded and accepted."""
+    opened, close = _THINK_OPENS.search(completion), completion.find(THINK_CLOSE)
+    if close >= 0 and (opened is None or close < opened.start()):
+        completion = completion[close + len(THINK_CLOSE) :]
+    parts, at = [], 0
+    while (opened := _THINK_OPENS.search(completion, at)) is not None:
+        parts.append(completion[at : opened.start()])
+        close = completion.find(THINK_CLOSE, opened.end())
+        if close < 0:  # cut off while reasoning: nothing after the tag is an answer
+            return "".join(parts)
+        at = close + len(THINK_CLOSE)
+    return "".join(parts) + completion[at:]
 
 
 def _blocks(completion: str) -> list[tuple[str, str]]:

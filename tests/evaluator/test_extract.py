@@ -62,3 +62,25 @@ def test_the_answer_after_the_reasoning_is_graded():
     tagged = "```python\nprint('</think>')\n```\n"  # the tag in the answer's code: the reasoning ended before
     assert extract_code(f"<think>\nhm\n</think>\n{tagged}") == "print('</think>')\n"
     assert extract_code(f"Intro <think> is a tag.\n{_DRAFT}") == "print(int(input()) * 2)\n"  # no reasoning
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        f"Let me think.\n</think>\nMy plan.\n<think>\n{_DRAFT}Now check it against",  # a second one, cut off
+        f"hm\n</think>\nDouble it.\n<think>\n{_DRAFT}</think>\nDone.",  # a second one, closed; the answer has no code
+        f"Sure.\n<think>\n{_DRAFT}but wait, the constraints",  # opened after a preface, cut off
+        f"Sure.\n  <think>\n{_DRAFT}</think>\nDouble the number.",
+    ],
+)
+def test_code_in_any_reasoning_is_not_the_answer(completion):
+    """Only a reasoning at the very start was taken out (a red-team round, 2026-12-06): a draft in a second
+    one, or in one opened after a preface, was graded, and accepted for an answer holding no code."""
+    assert extract_code(completion) is None
+
+
+def test_what_surrounds_a_later_reasoning_is_the_answer():
+    wrong = "```python\nprint(0)\n```\n"
+    assert extract_code(f"{wrong}<think>\nhm, is it right? Maybe") == "print(0)\n"  # cut off after the answer
+    assert extract_code(f"<think>\na\n</think>\n{wrong}<think>\n{_DRAFT}</think>\nDone.") == "print(0)\n"
+    assert extract_code(f"<think>\na\n</think>\n<think>\n{wrong}</think>\n{_DRAFT}") == "print(int(input()) * 2)\n"
