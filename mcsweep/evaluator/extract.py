@@ -1,7 +1,8 @@
 """Code extraction from a model completion: the last fenced Python block, as DeepCoder does.
 
-Fences are parsed line by line (lines as Python reads them), so a closing fence is never mistaken for
-an opening one. A block labelled ``python``/``py``/``python3`` wins; an unlabelled block is used only
+Fences are parsed line by line (lines as Python reads them), as Markdown reads them (backticks or tildes,
+closed by a fence as long or longer, the info string's first word the language), so a closing fence is
+never mistaken for an opening one. A block labelled ``python``/``py``/``python3`` wins; an unlabelled block is used only
 when no labelled one exists; blocks in other languages are ignored. Only the answer counts, not the
 reasoning: a ``</think>`` before any ``<think>`` ends a reasoning the prompt opened, and every ``<think>`` ...
 ``</think>`` after it is reasoning too; a completion cut off while reasoning has no answer after that point.
@@ -41,20 +42,31 @@ def answer_text(completion: str) -> str:
     return "".join(parts) + completion[at:]
 
 
+# A fence as Markdown (CommonMark) reads one: three or more backticks or tildes, then an info string whose first
+# word is the language. Only "```" then exactly "```" counted: a block opened with "````python" (code that
+# holds "```"), "~~~python" or "```python title=x", or closed by "````", was no block here, though a reader sees
+# one: its answer was no_code (a right one lost its reward; a wrong one, cut off after it, was spared by the
+# truncation mask as no answer; a red-team round, 2026-12-06).
+_FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
+
+
 def _blocks(completion: str) -> list[tuple[str, str]]:
     """(language tag, body) of every closed fenced block, in order."""
-    blocks, tag, body = [], None, []
+    blocks, fence, tag, body = [], "", None, []
     # Lines end at "\n" (and "\r\n") only, as Python's tokenizer reads them: splitlines() also breaks at
     # \x0b, \x0c, \x1c-\x1e, \x85, \u2028 and \u2029, which turned a valid string literal holding one
     # into a syntax error, and let "x\x0c```" close a block.
     for line in (part.removesuffix("\r") for part in completion.split("\n")):
         stripped = line.strip()
-        if tag is None and stripped.startswith("```"):
-            tag, body = stripped[3:].strip().lower(), []
-        elif tag is not None and stripped == "```":
+        if tag is None:
+            opened = _FENCE.match(stripped)
+            # A backtick in a backtick fence's info string makes the line inline code ("```x```"), not a fence.
+            if opened and not (opened[1][0] == "`" and "`" in opened[2]):
+                fence, tag, body = opened[1], (opened[2].split() or [""])[0].lower(), []
+        elif len(stripped) >= len(fence) and stripped == fence[0] * len(stripped):  # as long as it opened, or longer
             blocks.append((tag, "\n".join(body) + "\n"))
             tag = None
-        elif tag is not None:
+        else:
             body.append(line)
     return blocks
 
