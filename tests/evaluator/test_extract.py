@@ -92,7 +92,7 @@ def test_what_surrounds_a_later_reasoning_is_the_answer():
         "````python\nprint(1)\n````\nDone.",  # four backticks: code that holds "```" needs them
         "```python\nprint(1)\n````\nDone.",  # closed by a longer fence
         "~~~python\nprint(1)\n~~~\nDone.",
-        "```python title=\"solution.py\"\nprint(1)\n```\nDone.",  # the language is the info string's first word
+        '```python title="solution.py"\nprint(1)\n```\nDone.',  # the language is the info string's first word
         "````python\nprint(1)\n```\n````\n",  # a shorter fence is part of the block (here: ```)
     ],
 )
