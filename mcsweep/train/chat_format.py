@@ -43,8 +43,12 @@ class ChatFormat:
 
     def graded_text(self, completion: str) -> str:
         """The completion as the judge must read it: inside the reasoning from its first token when the
-        prompt opened it, so that a response cut off mid-thought has no answer (no draft is graded)."""
-        return THINK_OPEN + completion if self.reasoning_open else completion
+        prompt opened it, so that a response cut off mid-thought has no answer (no draft is graded). Else after
+        an empty reasoning: the judge, not told, takes a `</think>` before any `<think>` for the end of a reasoning
+        the prompt opened, and graded what followed it; the completion of a prompt that opened none (or closed
+        it, `enable_thinking: false`) had its answer dropped by a stray `</think>` after it (`no_code`: a wrong
+        answer, cut off, was spared by the truncation mask as one never given; a red-team round, 2026-12-06)."""
+        return THINK_OPEN + completion if self.reasoning_open else f"{THINK_OPEN}\n{THINK_CLOSE}\n{completion}"
 
 
 PLAIN = ChatFormat()  # no kwargs, the reasoning (if any) opened by the completion itself

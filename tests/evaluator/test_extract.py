@@ -62,3 +62,48 @@ def test_the_answer_after_the_reasoning_is_graded():
     tagged = "```python\nprint('</think>')\n```\n"  # the tag in the answer's code: the reasoning ended before
     assert extract_code(f"<think>\nhm\n</think>\n{tagged}") == "print('</think>')\n"
     assert extract_code(f"Intro <think> is a tag.\n{_DRAFT}") == "print(int(input()) * 2)\n"  # no reasoning
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        f"Let me think.\n</think>\nMy plan.\n<think>\n{_DRAFT}Now check it against",  # a second one, cut off
+        f"hm\n</think>\nDouble it.\n<think>\n{_DRAFT}</think>\nDone.",  # a second one, closed; the answer has no code
+        f"Sure.\n<think>\n{_DRAFT}but wait, the constraints",  # opened after a preface, cut off
+        f"Sure.\n  <think>\n{_DRAFT}</think>\nDouble the number.",
+    ],
+)
+def test_code_in_any_reasoning_is_not_the_answer(completion):
+    """Only a reasoning at the very start was taken out (a red-team round, 2026-12-06): a draft in a second
+    one, or in one opened after a preface, was graded, and accepted for an answer holding no code."""
+    assert extract_code(completion) is None
+
+
+def test_what_surrounds_a_later_reasoning_is_the_answer():
+    wrong = "```python\nprint(0)\n```\n"
+    assert extract_code(f"{wrong}<think>\nhm, is it right? Maybe") == "print(0)\n"  # cut off after the answer
+    assert extract_code(f"<think>\na\n</think>\n{wrong}<think>\n{_DRAFT}</think>\nDone.") == "print(0)\n"
+    assert extract_code(f"<think>\na\n</think>\n<think>\n{wrong}</think>\n{_DRAFT}") == "print(int(input()) * 2)\n"
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "````python\nprint(1)\n````\nDone.",  # four backticks: code that holds "```" needs them
+        "```python\nprint(1)\n````\nDone.",  # closed by a longer fence
+        "~~~python\nprint(1)\n~~~\nDone.",
+        '```python title="solution.py"\nprint(1)\n```\nDone.',  # the language is the info string's first word
+        "````python\nprint(1)\n```\n````\n",  # a shorter fence is part of the block (here: ```)
+    ],
+)
+def test_every_fence_a_reader_sees_is_a_block(completion):
+    """Only "```" closed by exactly "```" was a block: these were no_code, a right answer unrewarded and a
+    wrong one, cut off after it, spared by the truncation mask as no answer (a red-team round, 2026-12-06)."""
+    code = extract_code(completion)
+    assert code is not None and code.startswith("print(1)\n")
+
+
+def test_a_fence_closes_only_with_its_own_character_and_no_info():
+    assert extract_code("~~~python\nx = 1\n```\ny = 2\n~~~\n") == "x = 1\n```\ny = 2\n"
+    assert extract_code("```python\nx = '''\n```python\n'''\n```\n") == "x = '''\n```python\n'''\n"
+    assert extract_code("```x``` is inline code\n```python\nprint(2)\n```\n") == "print(2)\n"

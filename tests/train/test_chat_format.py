@@ -137,3 +137,16 @@ def test_held_out_grading_reads_completions_inside_an_opened_reasoning(tokenizer
     assert [r["passed"] for r in rows] == [False, True]
     rows = grade_samples(samples, EvalSettings(2, 1.0, (200,)), tokenizer, evaluator, 0, [eos])
     assert [r["passed"] for r in rows] == [True, True]
+
+
+def test_a_stray_close_tag_drops_no_answer_where_the_prompt_left_no_reasoning_open(tokenizer, evaluator):
+    """The judge takes a `</think>` before any `<think>` for the end of a reasoning the prompt opened. Where the
+    prompt opened none (or closed it: `enable_thinking: false`), a stray one after the answer made the whole
+    answer reasoning: a wrong one was `no_code`, which the truncation mask spares as never given, and a right
+    one lost its reward (a red-team round, 2026-12-06)."""
+    completions = [f"{WRONG}</think>\nLet me also explain", f"{RIGHT}</think>\n"]
+    columns = {"prompts": [None] * 2, "input_output": [IO] * 2, "problem_id": ["p0", "p1"]}
+    for chat in (PLAIN, ChatFormat.of(tokenizer, {"enable_thinking": False})):
+        reward = ExecutionReward(evaluator, chat)
+        assert reward(completions=completions, **columns) == [0.0, 1.0]
+        assert reward.last.verdicts == ["wrong_answer", "accepted"]
