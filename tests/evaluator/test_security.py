@@ -1103,6 +1103,28 @@ def test_shared_page_cache_locks_and_watches_cannot_carry_state_between_runs(hos
     assert probe(hostile, code, answer).passed
 
 
+def test_no_run_offers_its_pages_for_merging_with_runs_beside_it(hostile):
+    """With KSM running on a host, pages two runs marked mergeable and filled alike are merged, and a write
+    to one is then slow (copy on write): a timing channel between runs graded side by side (round 15, KSM
+    off here). Marking pages (madvise MADV_MERGEABLE, prctl PR_SET_MEMORY_MERGE) fails; other advice works."""
+    needs_isolation(hostile)
+    code = (
+        "import ctypes, errno, mmap\nlibc = ctypes.CDLL(None, use_errno=True)\nm = mmap.mmap(-1, 1 << 16)\n"
+        "def merge_all():\n    if libc.prctl(67, 1, 0, 0, 0) < 0:\n        raise OSError(ctypes.get_errno(), '')\n"
+        "got = []\nfor name, call in [\n"
+        "    ('mergeable', lambda: m.madvise(12)),\n"
+        "    ('merge_all', merge_all),\n"
+        "    ('dontneed', lambda: m.madvise(mmap.MADV_DONTNEED)),\n"
+        "]:\n"
+        "    try:\n        call()\n        got.append(name + ' ok')\n"
+        "    except OSError as e:\n        got.append(name + ' ' + errno.errorcode.get(e.errno, '?'))\n"
+        "print(', '.join(got))\n"
+    )
+    assert probe(hostile, code, "mergeable EPERM, merge_all EPERM, dontneed ok").passed, (
+        run(hostile, code).tests[0].error
+    )
+
+
 def test_record_locks_and_directory_notifications_cannot_signal_runs_beside_it(hostile):
     """flock and inotify are denied; fcntl's record locks (a read lock on the standard library, seen by
     another run's F_GETLK with its holder's pid) and dnotify (F_NOTIFY: SIGIO when another run reads a

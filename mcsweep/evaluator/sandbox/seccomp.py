@@ -161,6 +161,9 @@ SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
 ALLOWED_SOCKET_FAMILIES = (1,)
 RWF_NOWAIT = 0x8  # preadv2/pwritev2: fail rather than wait for the disk, so it tells a cached page apart
 MADV_COLD, MADV_PAGEOUT = 20, 21  # drop a file's pages from the cache (the writer's side of the store)
+# Kernel same-page merging: where a host runs KSM, pages two runs marked mergeable and filled alike are merged,
+# and a write to one is then slow (copy on write), a timing channel between runs side by side (round 15).
+MADV_MERGEABLE, PR_SET_MEMORY_MERGE = 12, 67
 # clone() with any of these flags makes a new namespace; clone3 hides its flags in memory the filter
 # cannot read, so it fails with ENOSYS and the C library falls back to clone().
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
@@ -215,10 +218,15 @@ def build_filter() -> tuple[bytes, list[str], str]:
             flt.add_rule(
                 pyseccomp.ERRNO(errno.EPERM), call, pyseccomp.Arg(5, pyseccomp.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)
             )
-        for advice in (MADV_COLD, MADV_PAGEOUT):  # an int to the kernel: compare its 32 bits
+        for advice in (MADV_COLD, MADV_PAGEOUT, MADV_MERGEABLE):  # an int to the kernel: compare its 32 bits
             flt.add_rule(
                 pyseccomp.ERRNO(errno.EPERM), "madvise", pyseccomp.Arg(2, pyseccomp.MASKED_EQ, 0xFFFFFFFF, advice)
             )
+        flt.add_rule(
+            pyseccomp.ERRNO(errno.EPERM),
+            "prctl",
+            pyseccomp.Arg(0, pyseccomp.MASKED_EQ, 0xFFFFFFFF, PR_SET_MEMORY_MERGE),
+        )
         # prlimit on another process needs only the same uid: without a uid per run, a run lowered its
         # zygote's limits (pid 1 of its PID namespace), and every later run on the slot inherited them.
         flt.add_rule(pyseccomp.ERRNO(errno.EPERM), "prlimit64", pyseccomp.Arg(0, pyseccomp.NE, 0))
@@ -245,7 +253,8 @@ def build_filter() -> tuple[bytes, list[str], str]:
         + [
             "socket families but AF_UNIX",
             "preadv2/pwritev2(RWF_NOWAIT)",
-            "madvise(MADV_COLD/MADV_PAGEOUT)",
+            "madvise(MADV_COLD/MADV_PAGEOUT/MADV_MERGEABLE)",
+            "prctl(PR_SET_MEMORY_MERGE)",
             "prlimit64(another process)",
             "prlimit64/setrlimit(RLIMIT_CORE)",
             "ioctl(namespace ids)",
