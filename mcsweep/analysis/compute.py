@@ -5,7 +5,9 @@ A run without a record (it predates it, or its W&B summary lacks it) is estimate
 start and finish times at the cores it was given (``machine.torch_threads``), and named as estimated:
 such an estimate includes any time the run sat interrupted. A copy of a twin (``reused_from``) cost
 nothing of its own. The campaign's wall time is the union of the runs' busy intervals (runs side by
-side count once), not their sum.
+side count once), not their sum. A process killed before it closed (a stopped session) records no
+segment: a run whose first recorded segment began well after the run did had such a lifetime, and the
+report says so, with the gap as an upper bound of the time missing (it includes any time it sat idle).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from datetime import datetime
 from typing import Any
 
 RECORDED, ESTIMATED, COPY, UNKNOWN = "recorded", "estimated", "copy", "unknown"
+UNRECORDED_GAP_S = 60.0
+"""A first recorded segment starting this long after the run's card: a lifetime before it was killed."""
 
 
 def _time(stamp: Any) -> datetime | None:
@@ -37,7 +41,14 @@ def run_cost(card: dict[str, Any]) -> dict[str, Any]:
     record = card.get("compute") or {}
     if record.get("wall_s") is not None:
         spans = [[s["started"], s["ended"]] for s in record.get("segments", [])]
-        return {"cost": RECORDED, "wall_s": record["wall_s"], "cpu_s": record.get("cpu_s"), "intervals": spans}
+        gap = _seconds(card.get("started"), spans[0][0]) if spans else None
+        return {
+            "cost": RECORDED,
+            "wall_s": record["wall_s"],
+            "cpu_s": record.get("cpu_s"),
+            "intervals": spans,
+            "unrecorded_s": gap if gap is not None and gap >= UNRECORDED_GAP_S else 0.0,
+        }
     wall = _seconds(card.get("started"), card.get("finished"))
     if wall is None:
         return {"cost": UNKNOWN, "wall_s": None, "cpu_s": None, "intervals": []}
@@ -71,6 +82,8 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "run_wall_h": sum(r["wall_s"] for r in costed) / 3600,
         "core_h": sum(r["cpu_s"] or 0.0 for r in costed) / 3600,
         "busy_wall_h": busy_seconds(i for r in costed for i in r.get("intervals") or []) / 3600,
+        "unrecorded_runs": sorted(r["run_id"] for r in costed if r.get("unrecorded_s")),
+        "unrecorded_h": sum(r.get("unrecorded_s") or 0.0 for r in costed) / 3600,
         **{
             f"{kind}_runs": sorted(r["run_id"] for r, k in zip(runs, kinds, strict=True) if k == kind)
             for kind in (ESTIMATED, UNKNOWN)

@@ -77,6 +77,12 @@ def _compute_section(rep: LoadReport) -> str:
         text += " Estimated (any time they sat interrupted is included): " + ", ".join(total["estimated_runs"]) + "."
     if total["unknown_runs"]:
         text += " Unknown cost: " + ", ".join(total["unknown_runs"]) + "."
+    if total["unrecorded_runs"]:
+        text += (
+            f" Runs with a process killed before it closed (a stopped session), whose time is in no record: "
+            f"{len(total['unrecorded_runs'])} (" + ", ".join(total["unrecorded_runs"]) + "), up to "
+            f"{total['unrecorded_h']:.2f} h of wall time in all, idle time included."
+        )
     by_sweep = sorted({str(r.get("sweep")) for r in rep.runs})
     rows = []
     for sweep in by_sweep:

@@ -81,3 +81,16 @@ def test_a_load_report_older_than_the_cost_fields_counts_its_runs_unknown():
     total = compute.summary(runs)
     assert (total["runs"], total["unknown"], total["estimated"]) == (2, 1, 1) and total["unknown_runs"] == ["x"]
     assert "| seeds | 2 | 0 | 1 | 1 | 2 |" in _compute_section(LoadReport(runs=runs))
+
+
+def test_a_run_whose_first_lifetime_was_killed_is_named_with_the_time_it_may_miss():
+    """A process killed before it closed (a stopped session) records no segment; the run's card keeps the
+    time it first started, so the gap to its first recorded segment is said, not silently dropped."""
+    killed = RECORDED | {"run_id": "k", "started": "2026-12-01T08:00:00"}
+    runs = _entries(RECORDED, killed)
+    assert [r["unrecorded_s"] for r in runs] == [0.0, 3600.0]
+    total = compute.summary(runs)
+    assert total["unrecorded_runs"] == ["k"] and total["unrecorded_h"] == pytest.approx(1.0)
+    text = _compute_section(LoadReport(runs=runs))
+    assert "killed before it closed (a stopped session), whose time is in no record: 1 (k), up to 1.00 h" in text
+    assert "killed" not in _compute_section(LoadReport(runs=_entries(RECORDED)))
