@@ -132,11 +132,15 @@ def read_report(fd: int, cap: int, timeout: float, lines: int = 2) -> tuple[list
     return got, ""
 
 
-def structure(text: str) -> int:
+def structure(text: str | bytes) -> int:
     """An upper bound on the containers and items of the JSON ``text`` (brackets, braces and commas,
-    counted at C speed; those inside strings count too, alike in a right answer and the expected one)."""
-    return text.count("[") + text.count("{") + text.count(",")
+    counted at C speed; those inside strings count too, alike in a right answer and the expected one).
+    Bytes too: a report line is bounded before it is decoded."""
+    marks = ("[", "{", ",") if isinstance(text, str) else (b"[", b"{", b",")
+    return sum(text.count(mark) for mark in marks)
 
+
+FAR_MORE_STRUCTURED = "result far more structured than the expected one"
 
 # What output crafted to break a decoder or a comparison makes it raise: that output's failure (a wrong
 # answer under that comparator alone). Anything else is a bug of the grader's: it propagates, and the
@@ -168,7 +172,7 @@ def judge(job: Job, index: int, status: str, out: str, err: str) -> TestResult:
 
 def _decoded_result(job: Job, index: int, out: str) -> Any:
     if structure(out) > job.structure_cap(index):
-        raise ValueError("result far more structured than the expected one")
+        raise ValueError(FAR_MORE_STRUCTURED)
     return decode_tagged(out)
 
 
@@ -224,9 +228,9 @@ def _decoded(job: Job, index: int, line: bytes) -> Report | TestResult:
     of its own, and one padded with 3.5M empty lists (within a call-based line's byte cap) cost the grader
     1.4 s of CPU, holding the GIL, and 270 MB to parse (round 15). Our own line adds its error text and the
     envelope's few braces and commas to the result's."""
-    if line.count(b"[") + line.count(b"{") + line.count(b",") > _line_structure_cap(job, index):
+    if structure(line) > _line_structure_cap(job, index):
         if job.problem.call_based:
-            return TestResult(index, "wrong_answer", error="result far more structured than the expected one")
+            return TestResult(index, "wrong_answer", error=FAR_MORE_STRUCTURED)
         return TestResult(index, "runtime_error", error="malformed report from the sandbox")
     try:
         report = Report.decode(line)
